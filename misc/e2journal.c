@@ -1,0 +1,2 @@
+#include "e2journal.h"
+int main(void) { return 8; }

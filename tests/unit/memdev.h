@@ -1,0 +1,2 @@
+/* placeholder */
+#include "jfs_user.h"
