@@ -34,8 +34,6 @@
 #include <linux/slab.h>
 #endif
 
-enum passtype { PASS_SCAN, PASS_REVOKE, PASS_REPLAY };
-
 /* How the replay pass treats the blocks it would write. */
 enum replay_mode {
 	REPLAY_WRITE,		/* hand them to the host */
@@ -1072,6 +1070,37 @@ static int do_replay(journal_t *journal, struct recovery_info *info,
 	return policy_strict(journal) ? soft : 0;
 }
 
+/*
+ * Hand the fast-commit area to the filesystem's replay callback, as
+ * Linux does after its scan and replay passes.  Without a callback (as
+ * in e2journal, which leaves fast commits to e2fsck) there is nothing
+ * to do.
+ */
+static int fc_pass(journal_t *journal, struct recovery_info *info,
+		   enum passtype pass)
+{
+	unsigned long blk;
+	int err = 0;
+
+	if (!jbd2_has_feature_fast_commit(journal) ||
+	    !journal->j_fc_replay_callback)
+		return 0;
+	for (blk = journal->j_fc_first; blk < journal->j_total_len; blk++) {
+		struct buffer_head *bh = jread(journal, blk, &err);
+
+		if (!bh)
+			break;
+		err = journal->j_fc_replay_callback(journal, bh, pass,
+						    blk - journal->j_fc_first,
+						    info->end_transaction);
+		brelse(bh);
+		if (err < 0 || err == JBD2_FC_REPLAY_STOP)
+			break;
+		err = 0;
+	}
+	return err < 0 ? err : 0;
+}
+
 static void report_txns(journal_t *journal, struct recovery_info *info)
 {
 	unsigned int i;
@@ -1130,8 +1159,10 @@ int jbd2_journal_recover(journal_t *journal)
 	}
 
 	err = do_scan(journal, &info);
-	if (!err)
+	if (!err) {
 		decide(journal, &info);
+		err = fc_pass(journal, &info, PASS_SCAN);
+	}
 	report_txns(journal, &info);
 	if (!err)
 		err = do_revoke(journal, &info);
@@ -1152,6 +1183,8 @@ int jbd2_journal_recover(journal_t *journal)
 	}
 	if (!err)
 		err = do_replay(journal, &info, REPLAY_WRITE);
+	if (!err)
+		err = fc_pass(journal, &info, PASS_REPLAY);
 
 	/* Restart the log after every tid it holds, so none is replayed twice. */
 	journal->j_transaction_sequence = ++info.end_transaction;

@@ -128,6 +128,13 @@ struct jbd2_host_ops {
 struct jbd2_revoke_table_s;
 struct ej_report;
 
+/* Recovery passes, as include/linux/jbd2.h names them. */
+enum passtype { PASS_SCAN, PASS_REVOKE, PASS_REPLAY };
+
+/* What a fast-commit replay callback returns. */
+#define JBD2_FC_REPLAY_STOP	0
+#define JBD2_FC_REPLAY_CONTINUE	1
+
 /*
  * The journal.  Fields up to j_revoke carry the kernel's names and meaning;
  * the rest are e2journal's (the kernel patch series adds the policy ones).
@@ -152,6 +159,10 @@ struct journal_s {
 	tid_t			j_failed_commit;
 	__u32			j_csum_seed;
 	struct jbd2_revoke_table_s *j_revoke;
+	/* ext4's fast-commit replay; e2journal leaves it NULL. */
+	int (*j_fc_replay_callback)(journal_t *journal, struct buffer_head *bh,
+				    enum passtype pass, int off,
+				    tid_t expected_commit_id);
 
 	/* e2journal: the corrupt-journal policy and what it found. */
 	int			j_replay_policy;	/* enum jbd2_replay_policy */
