@@ -49,12 +49,16 @@ struct ej_jsb_limits {
 
 /*
  * Check a journal superblock (1024 bytes, on-disk byte order).  Returns 0
- * and sets *problems (0 when healthy); never reads outside @jsb.
+ * and sets *problems (0 when healthy); never reads outside @jsb.  With
+ * EJ_JSB_BAD_MAGIC (not a journal superblock) no other bit is set.
  */
 errcode_t ej_jsb_check(const journal_superblock_t *jsb,
 		       const struct ej_jsb_limits *lim, unsigned int *problems);
+/* crc32c(~0, the 1024 bytes with s_checksum counted as zero). */
 __u32 ej_jsb_csum(const journal_superblock_t *jsb);
+/* 1 if s_checksum matches, or if the superblock has no v2/v3 checksum. */
 int ej_jsb_csum_verify(const journal_superblock_t *jsb);
+/* Store ej_jsb_csum() in s_checksum; no-op without v2/v3 checksums. */
 void ej_jsb_csum_set(journal_superblock_t *jsb);
 /* crc32c(~0, s_uuid): the seed of every v2/v3 journal checksum. */
 __u32 ej_jsb_csum_seed(const journal_superblock_t *jsb);

@@ -1,3 +1,207 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* placeholder: being written */
-#include "e2journal.h"
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * revoke.c: the revoke table recovery fills during its scan pass.
+ *
+ * A revoke record (block B, tid T) forbids replaying B from any
+ * transaction with tid <= T.  A large or corrupt journal can carry
+ * millions of records, so instead of a chained hash with one allocation
+ * per record the table is a single open-addressing array of (block, tid)
+ * slots, probed linearly and doubled when 70% full: lookups stay short,
+ * memory is 16 bytes a slot, and a failed allocation leaves the table as
+ * it was and reports -ENOMEM.
+ */
+#include "jfs_user.h"
+
+struct jbd2_revoke_slot {
+	u64	block;
+	tid_t	tid;
+	u32	used;
+};
+
+struct jbd2_revoke_table_s {
+	struct jbd2_revoke_slot	*slots;
+	unsigned int		shift;		/* 2^shift slots */
+	unsigned int		init_shift;	/* size to shrink back to */
+	size_t			count;		/* records held */
+	size_t			limit;		/* grow before holding more */
+};
+
+#define REVOKE_MIN_SHIFT	6
+/* hash_size is a hint (often the journal length); growth is cheap. */
+#define REVOKE_MAX_INIT_SHIFT	14
+/* Keeps 2^shift * sizeof(slot) well inside size_t. */
+#define REVOKE_MAX_SHIFT	(sizeof(size_t) * 8 - 6)
+
+static inline size_t revoke_slots(unsigned int shift)
+{
+	return (size_t)1 << shift;
+}
+
+/* Fibonacci hashing: sequential block numbers land far apart. */
+static inline size_t revoke_hash(u64 block, unsigned int shift)
+{
+	return (size_t)((block * 0x9e3779b97f4a7c15ULL) >> (64 - shift));
+}
+
+/*
+ * The slot holding @block, or the empty slot where it would go.  The
+ * table is never full (count <= limit < slots), so the probe ends.
+ */
+static struct jbd2_revoke_slot *
+revoke_find(struct jbd2_revoke_slot *slots, unsigned int shift, u64 block)
+{
+	size_t mask = revoke_slots(shift) - 1;
+	size_t i = revoke_hash(block, shift);
+
+	while (slots[i].used && slots[i].block != block)
+		i = (i + 1) & mask;
+	return &slots[i];
+}
+
+static struct jbd2_revoke_slot *revoke_alloc_slots(unsigned int shift)
+{
+	return kzalloc(revoke_slots(shift) * sizeof(struct jbd2_revoke_slot),
+		       GFP_NOFS);
+}
+
+static void revoke_set_shift(struct jbd2_revoke_table_s *table,
+			     struct jbd2_revoke_slot *slots,
+			     unsigned int shift)
+{
+	table->slots = slots;
+	table->shift = shift;
+	table->limit = revoke_slots(shift) / 10 * 7;
+}
+
+static int revoke_grow(struct jbd2_revoke_table_s *table)
+{
+	unsigned int shift = table->shift + 1;
+	struct jbd2_revoke_slot *slots, *old = table->slots, *s;
+	size_t i, n = revoke_slots(table->shift);
+
+	if (shift > REVOKE_MAX_SHIFT)
+		return -ENOMEM;
+	slots = revoke_alloc_slots(shift);
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!old[i].used)
+			continue;
+		s = revoke_find(slots, shift, old[i].block);
+		*s = old[i];
+	}
+	kfree(old);
+	revoke_set_shift(table, slots, shift);
+	return 0;
+}
+
+/*
+ * Userspace recovery creates the table once per journal; calling this
+ * again just empties the existing table.
+ */
+int jbd2_journal_init_revoke(journal_t *journal, int hash_size)
+{
+	struct jbd2_revoke_table_s *table;
+	struct jbd2_revoke_slot *slots;
+	unsigned int shift = REVOKE_MIN_SHIFT;
+
+	if (journal->j_revoke) {
+		jbd2_journal_clear_revoke(journal);
+		return 0;
+	}
+	while (shift < REVOKE_MAX_INIT_SHIFT && hash_size > 0 &&
+	       revoke_slots(shift) < (size_t)hash_size)
+		shift++;
+
+	table = kzalloc(sizeof(*table), GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	slots = revoke_alloc_slots(shift);
+	if (!slots) {
+		kfree(table);
+		return -ENOMEM;
+	}
+	revoke_set_shift(table, slots, shift);
+	table->init_shift = shift;
+	journal->j_revoke = table;
+	return 0;
+}
+
+void jbd2_journal_destroy_revoke(journal_t *journal)
+{
+	struct jbd2_revoke_table_s *table = journal->j_revoke;
+
+	if (!table)
+		return;
+	kfree(table->slots);
+	kfree(table);
+	journal->j_revoke = NULL;
+}
+
+int jbd2_journal_set_revoke(journal_t *journal, unsigned long long blocknr,
+			    tid_t sequence)
+{
+	struct jbd2_revoke_table_s *table = journal->j_revoke;
+	struct jbd2_revoke_slot *s;
+	int err;
+
+	if (!table)
+		return -EINVAL;
+	s = revoke_find(table->slots, table->shift, blocknr);
+	if (s->used) {
+		if (tid_gt(sequence, s->tid))
+			s->tid = sequence;
+		return 0;
+	}
+	if (table->count >= table->limit) {
+		err = revoke_grow(table);
+		if (err)
+			return err;
+		s = revoke_find(table->slots, table->shift, blocknr);
+	}
+	s->block = blocknr;
+	s->tid = sequence;
+	s->used = 1;
+	table->count++;
+	return 0;
+}
+
+/* 1 if @blocknr must not be replayed from transaction @sequence. */
+int jbd2_journal_test_revoke(journal_t *journal, unsigned long long blocknr,
+			     tid_t sequence)
+{
+	struct jbd2_revoke_table_s *table = journal->j_revoke;
+	struct jbd2_revoke_slot *s;
+
+	if (!table || !table->count)
+		return 0;
+	s = revoke_find(table->slots, table->shift, blocknr);
+	if (!s->used)
+		return 0;
+	return !tid_gt(sequence, s->tid);
+}
+
+/*
+ * Empty the table.  After a huge journal, give the memory back by
+ * returning to the initial size; if that allocation fails, keep the big
+ * array and just wipe it.
+ */
+void jbd2_journal_clear_revoke(journal_t *journal)
+{
+	struct jbd2_revoke_table_s *table = journal->j_revoke;
+	struct jbd2_revoke_slot *slots;
+
+	if (!table)
+		return;
+	table->count = 0;
+	if (table->shift > table->init_shift) {
+		slots = revoke_alloc_slots(table->init_shift);
+		if (slots) {
+			kfree(table->slots);
+			revoke_set_shift(table, slots, table->init_shift);
+			return;
+		}
+	}
+	memset(table->slots, 0,
+	       revoke_slots(table->shift) * sizeof(*table->slots));
+}
