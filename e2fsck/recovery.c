@@ -85,6 +85,23 @@ struct scan_state {
 
 static const __u8 zero_bytes[64];
 
+/* Tags of 10 and 14 bytes leave later fields unaligned: load bytewise. */
+static inline __u32 load_be32(const void *p)
+{
+	__be32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32_to_cpu(v);
+}
+
+static inline __u16 load_be16(const void *p)
+{
+	__be16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be16_to_cpu(v);
+}
+
 static inline bool policy_strict(journal_t *journal)
 {
 	return journal->j_replay_policy == JBD2_POLICY_STOP;
@@ -213,12 +230,10 @@ static bool block_tag_csum_ok(journal_t *journal, const char *tagp,
 		return true;
 	csum = jbd2_chksum(journal, journal->j_csum_seed, &seq, sizeof(seq));
 	csum = jbd2_chksum(journal, csum, data, journal->j_blocksize);
-	if (jbd2_has_feature_csum3(journal)) {
-		const journal_block_tag3_t *tag3 = (const void *)tagp;
-
-		return be32_to_cpu(tag3->t_checksum) == csum;
-	}
-	return be16_to_cpu(((const journal_block_tag_t *)tagp)->t_checksum) ==
+	if (jbd2_has_feature_csum3(journal))
+		return load_be32(tagp + offsetof(journal_block_tag3_t,
+						 t_checksum)) == csum;
+	return load_be16(tagp + offsetof(journal_block_tag_t, t_checksum)) ==
 		(csum & 0xffff);
 }
 
@@ -260,16 +275,15 @@ static const char *tag_next(journal_t *journal, struct tag_iter *it,
 			    unsigned int *flags, unsigned long long *blocknr)
 {
 	const char *tagp;
-	const journal_block_tag_t *tag;
 
 	if (it->done || it->off + it->tag_bytes > it->space)
 		return NULL;
 	tagp = it->buf + it->off;
-	tag = (const void *)tagp;
-	*flags = be16_to_cpu(tag->t_flags);
-	*blocknr = be32_to_cpu(tag->t_blocknr);
+	*flags = load_be16(tagp + offsetof(journal_block_tag_t, t_flags));
+	*blocknr = load_be32(tagp);
 	if (jbd2_has_feature_64bit(journal))
-		*blocknr |= (u64)be32_to_cpu(tag->t_blocknr_high) << 32;
+		*blocknr |= (u64)load_be32(tagp +
+			offsetof(journal_block_tag_t, t_blocknr_high)) << 32;
 	it->off += it->tag_bytes;
 	if (!(*flags & JBD2_FLAG_SAME_UUID))
 		it->off += JBD2_UUID_BYTES;
@@ -872,10 +886,10 @@ static int scan_revoke_records(journal_t *journal, struct buffer_head *bh,
 		unsigned long long blocknr;
 		int err;
 
-		if (record_len == 4)
-			blocknr = be32_to_cpu(*(const __be32 *)(bh->b_data + offset));
-		else
-			blocknr = be64_to_cpu(*(const __be64 *)(bh->b_data + offset));
+		blocknr = load_be32(bh->b_data + offset);
+		if (record_len == 8)
+			blocknr = blocknr << 32 |
+				load_be32(bh->b_data + offset + 4);
 		offset += record_len;
 		err = jbd2_journal_set_revoke(journal, blocknr, sequence);
 		if (err)
