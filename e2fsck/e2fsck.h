@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * e2fsck.h: e2journal's e2fsck front end.
+ *
+ * Our e2fsck does one thing itself: the journal phase (check the
+ * journal the way e2fsprogs' e2fsck does, and replay it through
+ * libe2journal under the corrupt-journal policy).  Passes 1-5 are run by
+ * the engine, e2fsprogs' own e2fsck (E2FSCK_ENGINE), which is handed the
+ * user's options once the journal phase is over.  Everything the engine
+ * would do identically (every journal problem that does not end in a
+ * replay) is left to it, so that its messages come out exactly once.
+ */
+#ifndef E2JOURNAL_E2FSCK_H
+#define E2JOURNAL_E2FSCK_H
+
+#include <ext2fs/ext2fs.h>
+#include <et/com_err.h>
+
+#include "e2journal.h"
+
+/* fsck(8) exit codes. */
+#define FSCK_OK			0
+#define FSCK_NONDESTRUCT	1
+#define FSCK_REBOOT		2
+#define FSCK_UNCORRECTED	4
+#define FSCK_ERROR		8
+#define FSCK_USAGE		16
+#define FSCK_CANCELED		32
+#define FSCK_LIBRARY		128
+
+/* ctx->options: what the command line asked for. */
+#define E2F_OPT_READONLY	0x0001
+#define E2F_OPT_PREEN		0x0002
+#define E2F_OPT_YES		0x0004
+#define E2F_OPT_NO		0x0008
+#define E2F_OPT_FORCE		0x0010
+#define E2F_OPT_JOURNAL_ONLY	0x0020
+#define E2F_OPT_COMPRESS_DIRS	0x0040
+#define E2F_OPT_CHECKBLOCKS	0x0080
+#define E2F_OPT_FIXES_ONLY	0x0100
+#define E2F_OPT_CONVERT_BMAP	0x0200
+
+/* ctx->flags: what the journal phase did. */
+#define E2F_FLAG_PROBLEMS_FIXED	0x0001	/* a question was answered yes */
+#define E2F_FLAG_BANNER		0x0002	/* our banner is out */
+#define E2F_FLAG_FORCE_ENGINE	0x0004	/* the engine must get -f */
+#define E2F_FLAG_YES_TO_ALL	0x0008	/* 'a' answered: the engine gets -y */
+#define E2F_FLAG_REPLAYED	0x0010	/* the journal was replayed by us */
+#define E2F_FLAG_FLAGGED	0x0020	/* the policy flagged corruption */
+#define E2F_FLAG_NO_ENGINE	0x0040	/* do not run the engine */
+
+/* What the journal phase decided about the device. */
+enum e2f_journal_action {
+	E2F_JOURNAL_DELEGATE = 0,	/* untouched: the engine does it all */
+	E2F_JOURNAL_DONE,		/* we acted; now the engine */
+};
+
+typedef struct e2fsck_struct *e2fsck_t;
+
+struct e2fsck_struct {
+	const char	*program_name;	/* argv[0], kept for the engine */
+	const char	*filesystem_name; /* the device as we open it */
+	char		*io_options;	/* after a '?' in the device name */
+	char		*device_name;	/* -N, the label, or the path */
+	const char	*device_arg;	/* the device as the user wrote it */
+	const char	*journal_name;	/* -j, resolved */
+	const char	*journal_arg;	/* -j as written */
+	const char	*undo_file;	/* -z */
+	unsigned long long superblock;	/* -b */
+	int		blocksize;	/* -B */
+	unsigned int	options;	/* E2F_OPT_* */
+	unsigned int	flags;		/* E2F_FLAG_* */
+	int		interactive;
+	int		cflag;		/* -c given */
+	int		bad_blocks_file; /* -l or -L given */
+
+	/* -E keys of our own */
+	int		policy;		/* enum jbd2_replay_policy */
+	const char	*report_file;	/* journal_report= */
+	const char	*save_file;	/* journal_save= */
+
+	/* what the engine gets: the user's options, our -E keys removed */
+	char		**engine_argv;
+	int		engine_argc;
+	char		*engine_extended; /* the last -E without our keys */
+
+	ext2_filsys	fs;
+	int		exit_value;	/* bits the journal phase adds */
+
+	/*
+	 * The journal phase runs its checks twice: a rehearsal on the
+	 * filesystem opened read-only, which prints and writes nothing and
+	 * only says where e2fsck's answers would lead, then, if that ends in
+	 * a replay (or a question only a person can answer), for real.
+	 */
+	int		dry;		/* rehearsal: print and write nothing */
+	int		dry_asked;	/* a question would go to the terminal */
+	int		dry_stop;	/* it would halt or abort */
+};
+
+/* unix.c */
+void e2fsck_banner(e2fsck_t ctx);
+__attribute__((noreturn)) void fatal_error(e2fsck_t ctx, const char *msg);
+__attribute__((noreturn)) void preenhalt(e2fsck_t ctx);
+void log_out(e2fsck_t ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void log_err(e2fsck_t ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* com_err(), after our banner (the engine's would otherwise come first) */
+#define e2f_com_err(ctx, ...)			\
+	do {					\
+		e2fsck_banner(ctx);		\
+		com_err(__VA_ARGS__);		\
+	} while (0)
+
+/* journal.c */
+enum e2f_journal_action e2fsck_journal_phase(e2fsck_t ctx);
+
+#endif /* E2JOURNAL_E2FSCK_H */

@@ -1,0 +1,1246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * journal.c: e2fsck's journal phase, with the replay done by libe2journal
+ * under the corrupt-journal policy.
+ *
+ * The checks follow e2fsprogs 1.47's e2fsck step for step (which problem
+ * is looked for first, what each answer leads to), so that on the same
+ * filesystem the same messages come out in the same order.  They run
+ * twice: first as a rehearsal on the filesystem opened read-only, which
+ * prints and writes nothing and finds out whether e2fsck's answers lead
+ * to a replay.  When they do not, the device is handed to the engine
+ * untouched: the engine is e2fsck, it finds the same problems and deals
+ * with them itself, later steps included (it recreates a journal it
+ * deleted only if it deleted it in the same run).  When they do, the
+ * checks run for real, the journal is replayed, and the engine is started
+ * on the result, which is what e2fsck itself does after a replay: it
+ * starts over on the replayed filesystem.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <et/com_err.h>
+
+#include "e2fsck.h"
+#include "problem.h"
+
+/* Fast-commit tag that opens every fast-commit block (ext4). */
+#define EXT4_FC_TAG_HEAD	0x0009
+
+/* e2fsck's journal, as its checks see it. */
+struct jcheck {
+	int			external;
+	ext2_ino_t		ino;
+	struct ext2_inode	inode;		/* as used: maybe the backup */
+	int			from_backup;
+	io_channel		io;		/* fs->io or the device's */
+	int			own_io;
+	unsigned long long	sb_blk;		/* the jsb, in io's blocks */
+	char			*buf;		/* the jsb block */
+	journal_superblock_t	*jsb;
+	unsigned long		total_len;
+	int			format;		/* 1 or 2 */
+	int			csum_bad;	/* tolerated by the policy */
+	unsigned long		fc_first;	/* fast-commit area, or 0 */
+};
+
+/* The backup journal inode stands in for the real one while checking. */
+static struct ext2_inode *stashed_inode;
+static ext2_ino_t stashed_ino;
+
+static errcode_t stashed_read_inode(ext2_filsys fs, ext2_ino_t ino,
+				    struct ext2_inode *inode)
+{
+	if (!stashed_inode || ino != stashed_ino)
+		return EXT2_ET_CALLBACK_NOTHANDLED;
+	*inode = *stashed_inode;
+	return 0;
+}
+
+static void use_stashed_inode(ext2_filsys fs, ext2_ino_t ino,
+			      struct ext2_inode *inode)
+{
+	stashed_ino = ino;
+	stashed_inode = inode;
+	fs->read_inode = inode ? stashed_read_inode : NULL;
+}
+
+static int writable(e2fsck_t ctx)
+{
+	return !ctx->dry && !(ctx->options & E2F_OPT_READONLY);
+}
+
+static int uuid_null(const __u8 *u)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (u[i])
+			return 0;
+	return 1;
+}
+
+/* Where the external journal is: -j, else udev's name for its UUID. */
+static const char *find_external(e2fsck_t ctx)
+{
+	static char path[64];
+	const __u8 *u = ctx->fs->super->s_journal_uuid;
+
+	if (ctx->journal_name)
+		return ctx->journal_name;
+	snprintf(path, sizeof(path),
+		 "/dev/disk/by-uuid/%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+	if (access(path, F_OK))
+		return NULL;
+	return path;
+}
+
+/* ------------------------------------------------------------------ */
+/* Finding the journal (e2fsck's e2fsck_get_journal)                   */
+
+struct last_block {
+	e2_blkcnt_t	last;
+};
+
+static int note_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
+		      blk64_t ref_blk, int ref_offset, void *priv)
+{
+	struct last_block *lb = priv;
+	blk64_t b = *blocknr;
+
+	if (!b || b < fs->super->s_first_data_block ||
+	    b >= ext2fs_blocks_count(fs->super))
+		return BLOCK_ABORT;
+	if (blockcnt >= 0)
+		lb->last = blockcnt;
+	return 0;
+}
+
+/* A journal inode fit to hold a journal, as e2fsck judges it. */
+static errcode_t check_inode(e2fsck_t ctx, struct jcheck *jc)
+{
+	ext2_filsys fs = ctx->fs;
+	struct ext2_inode *in = &jc->inode;
+	struct last_block lb = { -1 };
+
+	if (!in->i_links_count || !LINUX_S_ISREG(in->i_mode) ||
+	    (in->i_flags & EXT4_ENCRYPT_FL))
+		return EXT2_ET_NO_JOURNAL;
+	if (EXT2_I_SIZE(in) / fs->blocksize < JBD2_MIN_JOURNAL_BLOCKS)
+		return EXT2_ET_JOURNAL_TOO_SMALL;
+	ext2fs_block_iterate3(fs, jc->ino, BLOCK_FLAG_HOLE, NULL, note_block,
+			      &lb);
+	if ((unsigned long long)(lb.last + 1) * fs->blocksize <
+	    EXT2_I_SIZE(in))
+		return EXT2_ET_JOURNAL_TOO_SMALL;
+	return 0;
+}
+
+static errcode_t get_internal(e2fsck_t ctx, struct jcheck *jc)
+{
+	ext2_filsys fs = ctx->fs;
+	struct ext2_super_block *sb = fs->super;
+	blk64_t pblk;
+	errcode_t err;
+
+	/* bounded before anything is read: the superblock is unchecked */
+	if (!sb->s_journal_inum ||
+	    sb->s_journal_inum > fs->group_desc_count * sb->s_inodes_per_group)
+		return EXT2_ET_BAD_INODE_NUM;
+	jc->ino = sb->s_journal_inum;
+	err = ext2fs_read_inode(fs, jc->ino, &jc->inode);
+	if (!err)
+		err = check_inode(ctx, jc);
+	if (err) {
+		/* the superblock keeps a copy of the inode's block map */
+		if (sb->s_jnl_backup_type != EXT3_JNL_BACKUP_BLOCKS)
+			return err;
+		memset(&jc->inode, 0, sizeof(jc->inode));
+		memcpy(jc->inode.i_block, sb->s_jnl_blocks,
+		       EXT2_N_BLOCKS * 4);
+		jc->inode.i_size_high = sb->s_jnl_blocks[15];
+		jc->inode.i_size = sb->s_jnl_blocks[16];
+		jc->inode.i_links_count = 1;
+		jc->inode.i_mode = LINUX_S_IFREG | 0600;
+		jc->from_backup = 1;
+		use_stashed_inode(fs, jc->ino, &jc->inode);
+		err = check_inode(ctx, jc);
+		if (err)
+			goto out;
+		if (writable(ctx)) {
+			use_stashed_inode(fs, 0, NULL);
+			err = ext2fs_write_inode(fs, jc->ino, &jc->inode);
+			if (err)
+				goto out;
+			use_stashed_inode(fs, jc->ino, &jc->inode);
+		}
+	}
+	jc->total_len = EXT2_I_SIZE(&jc->inode) / fs->blocksize;
+	jc->io = fs->io;
+	err = ext2fs_bmap2(fs, jc->ino, &jc->inode, NULL, 0, 0, NULL, &pblk);
+	if (!err)
+		jc->sb_blk = pblk;
+out:
+	use_stashed_inode(fs, 0, NULL);
+	return err;
+}
+
+/* The crc32c of an ext2 superblock, as metadata_csum defines it. */
+static __u32 ext2_sb_csum(const struct ext2_super_block *es)
+{
+	return ext2fs_crc32c_le(~0U, (const unsigned char *)es,
+				offsetof(struct ext2_super_block, s_checksum));
+}
+
+static errcode_t get_external(e2fsck_t ctx, struct jcheck *jc)
+{
+	ext2_filsys fs = ctx->fs;
+	unsigned int bs = fs->blocksize;
+	struct ext2_super_block *es;
+	unsigned long long start, maxlen;
+	const char *name;
+	char *buf;
+	int flags = 0;
+	errcode_t err;
+
+	jc->external = 1;
+	name = find_external(ctx);
+	if (!name) {
+		fix_problem(ctx, PR_0_CANT_FIND_JOURNAL, 0);
+		return EXT2_ET_LOAD_EXT_JOURNAL;
+	}
+	/* e2fsck opens it for writing even under -n; the rehearsal does not */
+	if (!ctx->dry)
+		flags = IO_FLAG_RW | IO_FLAG_EXCLUSIVE;
+	err = unix_io_manager->open(name, flags, &jc->io);
+	if (err)
+		return err;
+	jc->own_io = 1;
+	io_channel_set_blksize(jc->io, bs);
+
+	start = ext2fs_journal_sb_start(bs) - 1;
+	buf = malloc(bs);
+	if (!buf)
+		return EXT2_ET_NO_MEMORY;
+	err = io_channel_read_blk64(jc->io, start, 1, buf);
+	if (err)
+		goto out;
+	es = (struct ext2_super_block *)(start ? buf : buf + SUPERBLOCK_OFFSET);
+	if (es->s_magic != EXT2_SUPER_MAGIC ||
+	    !ext2fs_has_feature_journal_dev(es)) {
+		fix_problem(ctx, PR_0_EXT_JOURNAL_BAD_SUPER, 0);
+		err = EXT2_ET_LOAD_EXT_JOURNAL;
+		goto out;
+	}
+	if (memcmp(es->s_uuid, fs->super->s_journal_uuid, 16)) {
+		fix_problem(ctx, PR_0_JOURNAL_BAD_UUID, 0);
+		err = EXT2_ET_LOAD_EXT_JOURNAL;
+		goto out;
+	}
+	if (ext2fs_has_feature_metadata_csum(es) &&
+	    ext2fs_le32_to_cpu(es->s_checksum) != ext2_sb_csum(es) &&
+	    fix_problem(ctx, PR_0_EXT_JOURNAL_SUPER_CSUM_INVALID, 0) &&
+	    !ctx->dry) {
+		es->s_checksum = ext2fs_cpu_to_le32(ext2_sb_csum(es));
+		err = io_channel_write_blk64(jc->io, start, 1, buf);
+		if (err)
+			goto out;
+	}
+	maxlen = ext2fs_blocks_count(es);
+	jc->total_len = maxlen < (1ULL << 32) ? maxlen : (1ULL << 32) - 1;
+	jc->sb_blk = start + 1;
+out:
+	free(buf);
+	return err;
+}
+
+static void put_journal(struct jcheck *jc)
+{
+	if (jc->own_io && jc->io)
+		io_channel_close(jc->io);
+	free(jc->buf);
+	memset(jc, 0, sizeof(*jc));
+}
+
+static errcode_t get_journal(e2fsck_t ctx, struct jcheck *jc)
+{
+	errcode_t err;
+
+	memset(jc, 0, sizeof(*jc));
+	if (uuid_null(ctx->fs->super->s_journal_uuid))
+		err = get_internal(ctx, jc);
+	else
+		err = get_external(ctx, jc);
+	if (!err) {
+		jc->buf = malloc(ctx->fs->blocksize);
+		if (!jc->buf)
+			err = EXT2_ET_NO_MEMORY;
+		jc->jsb = (journal_superblock_t *)jc->buf;
+	}
+	if (err)
+		put_journal(jc);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading its superblock (e2fsck's e2fsck_journal_load)               */
+
+#define V1_SB_SIZE	0x0024
+
+/* load_journal(): no journal magic at all (a library code, never I/O's) */
+#define JSB_NO_MAGIC	EJ_BAD_JSB
+
+static int has_incompat(struct jcheck *jc, __u32 mask)
+{
+	return jc->format >= 2 &&
+	       (be32_to_cpu(jc->jsb->s_feature_incompat) & mask);
+}
+
+static void clear_v2_fields(e2fsck_t ctx, struct jcheck *jc)
+{
+	if (!fix_problem(ctx, PR_0_CLEAR_V2_JOURNAL, 0))
+		return;
+	ctx->flags |= E2F_FLAG_PROBLEMS_FIXED;
+	memset(jc->buf + V1_SB_SIZE, 0, ctx->fs->blocksize - V1_SB_SIZE);
+}
+
+static errcode_t load_journal(e2fsck_t ctx, struct jcheck *jc)
+{
+	journal_superblock_t *jsb = jc->jsb;
+	unsigned int bs = ctx->fs->blocksize;
+	unsigned long maxlen, nfc;
+	__u32 v23;
+	int bad_csum;
+	errcode_t err;
+
+	err = io_channel_read_blk64(jc->io, jc->sb_blk, 1, jc->buf);
+	if (err) {
+		if (!ctx->dry)
+			e2f_com_err(ctx, ctx->device_name, err, "%s",
+				"reading journal superblock\n");
+		return err;
+	}
+	if (be32_to_cpu(jsb->s_header.h_magic) != JBD2_MAGIC_NUMBER)
+		return JSB_NO_MAGIC;
+
+	switch (be32_to_cpu(jsb->s_header.h_blocktype)) {
+	case JBD2_SUPERBLOCK_V1:
+		jc->format = 1;
+		if (jsb->s_feature_compat || jsb->s_feature_incompat ||
+		    jsb->s_feature_ro_compat || jsb->s_nr_users)
+			clear_v2_fields(ctx, jc);
+		break;
+	case JBD2_SUPERBLOCK_V2:
+		jc->format = 2;
+		if (be32_to_cpu(jsb->s_nr_users) > 1 &&
+		    uuid_null(ctx->fs->super->s_journal_uuid))
+			clear_v2_fields(ctx, jc);
+		if (be32_to_cpu(jsb->s_nr_users) > 1) {
+			fix_problem(ctx, PR_0_JOURNAL_UNSUPP_MULTIFS, 0);
+			return EXT2_ET_JOURNAL_UNSUPP_VERSION;
+		}
+		break;
+	case JBD2_DESCRIPTOR_BLOCK:
+	case JBD2_COMMIT_BLOCK:
+	case JBD2_REVOKE_BLOCK:
+		return EXT2_ET_CORRUPT_JOURNAL_SB;
+	default:
+		return EXT2_ET_JOURNAL_UNSUPP_VERSION;
+	}
+
+	if (has_incompat(jc, ~JBD2_KNOWN_INCOMPAT_FEATURES))
+		return EXT2_ET_UNSUPP_FEATURE;
+	if (jc->format >= 2 && jsb->s_feature_ro_compat)
+		return EXT2_ET_RO_UNSUPP_FEATURE;
+
+	v23 = JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3;
+	if (has_incompat(jc, JBD2_FEATURE_INCOMPAT_CSUM_V2) &&
+	    has_incompat(jc, JBD2_FEATURE_INCOMPAT_CSUM_V3))
+		return EXT2_ET_CORRUPT_JOURNAL_SB;
+	if (has_incompat(jc, v23) && jc->format >= 2 &&
+	    (be32_to_cpu(jsb->s_feature_compat) &
+	     JBD2_FEATURE_COMPAT_CHECKSUM))
+		return EXT2_ET_CORRUPT_JOURNAL_SB;
+	if (has_incompat(jc, v23)) {
+		if (jsb->s_checksum_type != JBD2_CRC32C_CHKSUM_TYPE)
+			return EXT2_ET_CORRUPT_JOURNAL_SB;
+		bad_csum = !ej_jsb_csum_verify(jsb);
+		/*
+		 * e2fsprogs resets such a journal unread.  Under replay-all
+		 * and refuse a superblock whose only fault is its checksum
+		 * is used (and the damage flagged): its log may hold the
+		 * only copy of recent metadata.
+		 */
+		if (bad_csum && ctx->policy == JBD2_POLICY_STOP)
+			return EXT2_ET_CORRUPT_JOURNAL_SB;
+		jc->csum_bad = bad_csum;
+	}
+
+	if (be32_to_cpu(jsb->s_blocksize) != bs) {
+		if (!ctx->dry)
+			e2f_com_err(ctx, ctx->program_name, EXT2_ET_CORRUPT_JOURNAL_SB,
+				"%s: no valid journal superblock found\n",
+				ctx->device_name);
+		return EXT2_ET_CORRUPT_JOURNAL_SB;
+	}
+	maxlen = be32_to_cpu(jsb->s_maxlen);
+	if (maxlen < jc->total_len) {
+		jc->total_len = maxlen;
+	} else if (maxlen > jc->total_len) {
+		if (!ctx->dry)
+			e2f_com_err(ctx, ctx->program_name, EXT2_ET_CORRUPT_JOURNAL_SB,
+				"%s: journal too short\n", ctx->device_name);
+		return EXT2_ET_CORRUPT_JOURNAL_SB;
+	}
+	if (has_incompat(jc, JBD2_FEATURE_INCOMPAT_FAST_COMMIT)) {
+		nfc = be32_to_cpu(jsb->s_num_fc_blks);
+		if (!nfc)
+			nfc = JBD2_DEFAULT_FAST_COMMIT_BLOCKS;
+		if (maxlen - nfc < JBD2_MIN_JOURNAL_BLOCKS || nfc > maxlen) {
+			if (!ctx->dry)
+				e2f_com_err(ctx, ctx->program_name,
+					EXT2_ET_CORRUPT_JOURNAL_SB,
+					"%s: incorrect fast commit blocks\n",
+					ctx->device_name);
+			return EXT2_ET_CORRUPT_JOURNAL_SB;
+		}
+		jc->fc_first = maxlen - nfc + 1;
+	}
+	return 0;
+}
+
+/*
+ * Let the journal go, writing its superblock back as e2fsck does unless
+ * told to drop it: with the same sequence, and emptied if @reset.
+ */
+static errcode_t release_journal(e2fsck_t ctx, struct jcheck *jc, int reset,
+				 int drop)
+{
+	journal_superblock_t *jsb = jc->jsb;
+	errcode_t err = 0;
+
+	/*
+	 * A superblock whose checksum failed (replay-all, refuse) is kept as
+	 * it is for the library to see and flag.
+	 */
+	if (!drop && writable(ctx) && !jc->csum_bad) {
+		if (reset)
+			jsb->s_start = 0;
+		if (has_incompat(jc, JBD2_FEATURE_INCOMPAT_CSUM_V2 |
+				 JBD2_FEATURE_INCOMPAT_CSUM_V3))
+			ej_jsb_csum_set(jsb);
+		err = io_channel_write_blk64(jc->io, jc->sb_blk, 1, jc->buf);
+		if (!err)
+			err = io_channel_flush(jc->io);
+	}
+	put_journal(jc);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* The checks (e2fsck's e2fsck_check_ext3_journal)                     */
+
+static void clear_recover(e2fsck_t ctx, int error)
+{
+	struct ext2_super_block *sb = ctx->fs->super;
+
+	ext2fs_clear_feature_journal_needs_recovery(sb);
+	/* a replay that went wrong needs the full check */
+	if (error)
+		sb->s_state &= ~EXT2_VALID_FS;
+	ext2fs_mark_super_dirty(ctx->fs);
+}
+
+static errcode_t fix_bad_inode(e2fsck_t ctx)
+{
+	struct ext2_super_block *sb = ctx->fs->super;
+	int recover = ext2fs_has_feature_journal_needs_recovery(sb);
+	int has_journal = ext2fs_has_feature_journal(sb);
+
+	if (has_journal || sb->s_journal_inum) {
+		if (fix_problem(ctx, PR_0_JOURNAL_BAD_INODE,
+				sb->s_journal_inum)) {
+			if (has_journal && sb->s_journal_inum && !ctx->dry)
+				log_out(ctx,
+					"*** journal has been deleted ***\n\n");
+			ext2fs_clear_feature_journal(sb);
+			sb->s_journal_inum = 0;
+			memset(sb->s_jnl_blocks, 0, sizeof(sb->s_jnl_blocks));
+			ctx->fs->flags &= ~EXT2_FLAG_MASTER_SB_ONLY;
+			clear_recover(ctx, 1);
+			return 0;
+		}
+		return EXT2_ET_CORRUPT_JOURNAL_SB;
+	} else if (recover) {
+		if (fix_problem(ctx, PR_0_JOURNAL_RECOVER_SET, 0)) {
+			clear_recover(ctx, 1);
+			return 0;
+		}
+		return EXT2_ET_UNSUPP_FEATURE;
+	}
+	return 0;
+}
+
+static errcode_t fix_corrupt_super(e2fsck_t ctx)
+{
+	if (ext2fs_has_feature_journal(ctx->fs->super)) {
+		/*
+		 * e2fsck resets the journal superblock here.  The journal
+		 * phase never gets this far for real: a journal that ends up
+		 * here is not replayed, so the rehearsal hands it to the
+		 * engine, which resets it itself.
+		 */
+		fix_problem(ctx, PR_0_JOURNAL_BAD_SUPER, 0);
+		return EXT2_ET_CORRUPT_JOURNAL_SB;
+	}
+	if (fix_bad_inode(ctx))
+		return EXT2_ET_CORRUPT_JOURNAL_SB;
+	return 0;
+}
+
+/* What the checks leave for the replay to know. */
+struct jstate {
+	int		loaded;		/* the journal loaded cleanly */
+	int		csum_bad;	/* ... with a bad superblock checksum */
+	int		fast_commits;	/* its fast-commit area is in use */
+	__u32		sequence;	/* s_sequence */
+};
+
+static int holds_fast_commits(e2fsck_t ctx, struct jcheck *jc)
+{
+	unsigned long long pblk;
+	unsigned char *buf;
+	int found = 0;
+
+	if (!jc->fc_first || jc->fc_first >= jc->total_len ||
+	    !ext2fs_has_feature_fast_commit(ctx->fs->super))
+		return 0;
+	if (jc->external) {
+		pblk = jc->fc_first;
+	} else {
+		blk64_t p;
+
+		if (ext2fs_bmap2(ctx->fs, jc->ino, &jc->inode, NULL, 0,
+				 jc->fc_first, NULL, &p))
+			return 1;	/* cannot tell: leave it to e2fsck */
+		pblk = p;
+	}
+	buf = malloc(ctx->fs->blocksize);
+	if (!buf)
+		return 1;
+	if (io_channel_read_blk64(jc->io, pblk, 1, buf))
+		found = 1;
+	else
+		found = (buf[0] | buf[1] << 8) == EXT4_FC_TAG_HEAD;
+	free(buf);
+	return found;
+}
+
+static errcode_t check_journal(e2fsck_t ctx, struct jstate *st)
+{
+	ext2_filsys fs = ctx->fs;
+	struct ext2_super_block *sb = fs->super;
+	int recover = ext2fs_has_feature_journal_needs_recovery(sb);
+	int reset = 0, force_fsck;
+	struct jcheck jc;
+	errcode_t err;
+
+	memset(st, 0, sizeof(*st));
+	if (!ext2fs_has_feature_journal(sb) && !recover &&
+	    !sb->s_journal_inum && !sb->s_journal_dev &&
+	    uuid_null(sb->s_journal_uuid))
+		return 0;
+
+	err = get_journal(ctx, &jc);
+	if (err) {
+		if (err == EXT2_ET_BAD_INODE_NUM ||
+		    err == EXT2_ET_BAD_BLOCK_NUM ||
+		    err == EXT2_ET_JOURNAL_TOO_SMALL ||
+		    err == EXT2_ET_NO_JOURNAL)
+			return fix_bad_inode(ctx);
+		return err;
+	}
+
+	err = load_journal(ctx, &jc);
+	if (err == JSB_NO_MAGIC) {
+		/* no magic at all: most likely the wrong inode */
+		err = fix_bad_inode(ctx);
+		release_journal(ctx, &jc, 0, 1);
+		return err;
+	}
+	if (err) {
+		if (err == EXT2_ET_CORRUPT_JOURNAL_SB ||
+		    (err == EXT2_ET_UNSUPP_FEATURE &&
+		     !fix_problem(ctx, PR_0_JOURNAL_UNSUPP_INCOMPAT, 0)) ||
+		    (err == EXT2_ET_RO_UNSUPP_FEATURE &&
+		     !fix_problem(ctx, PR_0_JOURNAL_UNSUPP_ROCOMPAT, 0)) ||
+		    (err == EXT2_ET_JOURNAL_UNSUPP_VERSION &&
+		     !fix_problem(ctx, PR_0_JOURNAL_UNSUPP_VERSION, 0)))
+			err = fix_corrupt_super(ctx);
+		release_journal(ctx, &jc, 0, 1);
+		return err;
+	}
+
+	/*
+	 * needs_recovery is never left set with has_journal clear.  The
+	 * loop ends under -y, -n and -p; only a person can keep it going.
+	 */
+	while (!ext2fs_has_feature_journal(sb)) {
+		recover = ext2fs_has_feature_journal_needs_recovery(sb);
+		if (fix_problem(ctx, PR_0_JOURNAL_HAS_JOURNAL, 0)) {
+			if (recover &&
+			    !fix_problem(ctx, PR_0_JOURNAL_RECOVER_SET, 0))
+				continue;
+			/* a journal on a reserved inode goes: full check */
+			force_fsck = recover ||
+				sb->s_journal_inum < EXT2_FIRST_INODE(sb);
+			sb->s_journal_inum = 0;
+			sb->s_journal_dev = 0;
+			memset(sb->s_journal_uuid, 0,
+			       sizeof(sb->s_journal_uuid));
+			clear_recover(ctx, force_fsck);
+		} else if (!(ctx->options & E2F_OPT_READONLY)) {
+			ext2fs_set_feature_journal(sb);
+			fs->flags &= ~EXT2_FLAG_MASTER_SB_ONLY;
+			ext2fs_mark_super_dirty(fs);
+		}
+		break;
+	}
+
+	if (ext2fs_has_feature_journal(sb) &&
+	    !ext2fs_has_feature_journal_needs_recovery(sb) &&
+	    jc.jsb->s_start) {
+		fix_problem(ctx, PR_0_JOURNAL_RECOVERY_CLEAR, 0);
+		if (ctx->dry_stop)
+			goto out;
+		if (fix_problem(ctx, ctx->superblock ?
+				PR_0_JOURNAL_RUN_DEFAULT : PR_0_JOURNAL_RUN,
+				0)) {
+			ctx->options |= E2F_OPT_FORCE;
+			ctx->flags |= E2F_FLAG_FORCE_ENGINE;
+			ext2fs_set_feature_journal_needs_recovery(sb);
+			ext2fs_mark_super_dirty(fs);
+		} else if (!ctx->dry_stop &&
+			   fix_problem(ctx, PR_0_JOURNAL_RESET_JOURNAL, 0)) {
+			/*
+			 * A "no" leaves the log alone: replaying over valid
+			 * data would be worse than skipping a doubtful log.
+			 */
+			reset = 1;
+			sb->s_state &= ~EXT2_VALID_FS;
+			ext2fs_mark_super_dirty(fs);
+		}
+	}
+
+	/* With nothing to replay, a journal error makes a filesystem error. */
+	if (!ext2fs_has_feature_journal_needs_recovery(sb) &&
+	    jc.jsb->s_errno) {
+		sb->s_state |= EXT2_ERROR_FS;
+		ext2fs_mark_super_dirty(fs);
+		jc.jsb->s_errno = 0;
+	}
+
+	st->loaded = 1;
+	st->csum_bad = jc.csum_bad;
+	st->sequence = be32_to_cpu(jc.jsb->s_sequence);
+	st->fast_commits = ext2fs_has_feature_journal_needs_recovery(sb) &&
+			   holds_fast_commits(ctx, &jc);
+out:
+	return release_journal(ctx, &jc, reset, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The replay                                                          */
+
+static void recovery_msg(void *arg, const char *msg)
+{
+	log_out(arg, "%s", msg);
+}
+
+static errcode_t open_library_journal(e2fsck_t ctx, unsigned int flags,
+				      journal_t **ret)
+{
+	/*
+	 * The checks above are e2fsck's, and they have passed: the
+	 * library's stricter ones (an external journal must list the
+	 * filesystem among its users, which e2fsck never asks) would refuse
+	 * journals e2fsck replays.
+	 */
+	struct ej_open_opts o = {
+		.policy = ctx->policy,
+		.flags = flags | EJ_OPEN_NO_CHECK,
+	};
+	struct ej_report *r;
+	errcode_t err;
+
+	if (!uuid_null(ctx->fs->super->s_journal_uuid)) {
+		o.ext_journal = find_external(ctx);
+		if (!o.ext_journal)
+			return EXT2_ET_LOAD_EXT_JOURNAL;
+	}
+	err = ej_journal_open(ctx->fs, &o, ret);
+	if (err)
+		return err;
+	r = ej_journal_report(*ret);
+	r->msg_fn = recovery_msg;
+	r->msg_arg = ctx;
+	return 0;
+}
+
+static void write_report(e2fsck_t ctx, journal_t *j)
+{
+	char *json = NULL;
+	errcode_t err;
+	FILE *f;
+
+	if (!ctx->report_file)
+		return;
+	err = ej_report_json(ej_journal_report(j), &json);
+	if (!err) {
+		f = fopen(ctx->report_file, "w");
+		if (!f) {
+			err = errno;
+		} else {
+			fputs(json, f);
+			if (fclose(f))
+				err = errno;
+		}
+	}
+	if (err)
+		e2f_com_err(ctx, ctx->program_name, err, "while writing %s",
+			ctx->report_file);
+	free(json);
+}
+
+/* Copy the journal, block by block, as it is now. */
+static void save_journal(e2fsck_t ctx)
+{
+	struct jcheck jc;
+	unsigned long i;
+	blk64_t pblk;
+	errcode_t err;
+	char *buf;
+	int fd;
+	int dry = ctx->dry;
+
+	if (!ctx->save_file)
+		return;
+	ctx->dry = 1;
+	err = get_journal(ctx, &jc);
+	ctx->dry = dry;
+	if (err) {
+		log_err(ctx, "%s: no journal to save in %s\n",
+			ctx->device_name, ctx->save_file);
+		return;
+	}
+	buf = malloc(ctx->fs->blocksize);
+	fd = open(ctx->save_file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (!buf || fd < 0) {
+		e2f_com_err(ctx, ctx->program_name, errno, "while creating %s",
+			ctx->save_file);
+		goto out;
+	}
+	for (i = 0; i < jc.total_len; i++) {
+		if (jc.external) {
+			pblk = i;
+		} else {
+			err = ext2fs_bmap2(ctx->fs, jc.ino, &jc.inode, NULL, 0,
+					   i, NULL, &pblk);
+			if (err || !pblk)
+				break;
+		}
+		err = io_channel_read_blk64(jc.io, pblk, 1, buf);
+		if (err ||
+		    write(fd, buf, ctx->fs->blocksize) !=
+		    (ssize_t)ctx->fs->blocksize)
+			break;
+	}
+	if (i < jc.total_len)
+		e2f_com_err(ctx, ctx->program_name, err ? err : errno,
+			"while saving journal block %lu in %s", i,
+			ctx->save_file);
+	if (close(fd))
+		e2f_com_err(ctx, ctx->program_name, errno, "while writing %s",
+			ctx->save_file);
+out:
+	free(buf);
+	put_journal(&jc);
+}
+
+static const struct {
+	unsigned int	bit;
+	const char	*words;
+} damage_words[] = {
+	{ JBD2_CORRUPT_COMMIT_CSUM,	"a commit block checksum failed" },
+	{ JBD2_CORRUPT_DATA_CSUM,	"a data block checksum failed" },
+	{ JBD2_CORRUPT_DESCR_CSUM,	"a descriptor block checksum failed" },
+	{ JBD2_CORRUPT_REVOKE_CSUM,	"a revoke block checksum failed" },
+	{ JBD2_CORRUPT_GARBLED,		"a block header is garbled" },
+	{ JBD2_CORRUPT_OUT_OF_RANGE,
+	  "a block is logged for a place outside the filesystem" },
+	{ JBD2_CORRUPT_IO_ERROR,	"a journal block could not be read" },
+	{ JBD2_CORRUPT_REVOKE_COUNT,	"a revoke block overstates its size" },
+	{ JBD2_CORRUPT_SUPERBLOCK,
+	  "the journal superblock checksum failed" },
+	{ JBD2_CORRUPT_LOOP,		"the log runs round onto itself" },
+};
+
+static void say_damage(e2fsck_t ctx, unsigned int bits)
+{
+	const char *sep = "";
+	size_t i;
+
+	log_out(ctx, "%s: journal is damaged: ", ctx->device_name);
+	for (i = 0; i < sizeof(damage_words) / sizeof(damage_words[0]); i++) {
+		if (bits & damage_words[i].bit) {
+			log_out(ctx, "%s%s", sep, damage_words[i].words);
+			sep = "; ";
+		}
+	}
+	log_out(ctx, ".\n");
+}
+
+static unsigned long skipped_blocks(const struct ej_report *r)
+{
+	return r->counts[JBD2_BLOCK_BAD_CSUM] +
+	       r->counts[JBD2_BLOCK_UNTRUSTED_DESC] +
+	       r->counts[JBD2_BLOCK_OUT_OF_RANGE] +
+	       r->counts[JBD2_BLOCK_IO_ERROR];
+}
+
+/* replay-all: say in plain words what was replayed despite the damage. */
+static void say_replayed_anyway(e2fsck_t ctx, journal_t *j)
+{
+	const struct ej_report *r = ej_journal_report(j);
+	tid_t bad = j->j_replay_first_bad;
+	unsigned int later = 0, replayed = 0;
+	int bad_known = 0, bad_replayed = 0;
+	size_t i;
+
+	say_damage(ctx, r->corrupt);
+	for (i = 0; i < r->nr_txns; i++) {
+		const struct jbd2_txn_info *t = &r->txns[i];
+
+		replayed += t->replay;
+		if (t->tid == bad && r->corrupt & ~JBD2_CORRUPT_SUPERBLOCK) {
+			bad_known = 1;
+			bad_replayed = t->replay;
+		} else if (bad_known && tid_gt(t->tid, bad)) {
+			later += t->replay;
+		}
+	}
+	if (bad_known)
+		log_out(ctx,
+			"%s: journal transaction %u was corrupt; %s and %u later transaction(s), skipped %lu bad block(s); forcing a full check\n",
+			ctx->device_name, bad,
+			bad_replayed ? "replayed it" : "did not replay it, replayed",
+			later, skipped_blocks(r));
+	else
+		log_out(ctx,
+			"%s: replayed %u transaction(s) despite the damage, skipped %lu bad block(s); forcing a full check\n",
+			ctx->device_name, replayed, skipped_blocks(r));
+}
+
+/*
+ * -n: nothing is written, but say what the replay would do.  e2fsck then
+ * skips the replay and checks the filesystem as it stands.
+ */
+static void report_dry_run(e2fsck_t ctx, const struct jstate *st)
+{
+	journal_t *j;
+	char *text = NULL;
+	errcode_t err;
+	int ret;
+
+	if (st->fast_commits) {
+		log_out(ctx,
+			"%s: the journal holds fast commits, which only e2fsprogs' e2fsck replays\n",
+			ctx->device_name);
+		return;
+	}
+	err = open_library_journal(ctx, EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN,
+				   &j);
+	if (err) {
+		e2f_com_err(ctx, ctx->program_name, err,
+			"while reading the journal of %s", ctx->device_name);
+		return;
+	}
+	ret = jbd2_journal_recover(j);
+	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC)
+		e2f_com_err(ctx, ctx->program_name, -ret,
+			"while reading the journal of %s", ctx->device_name);
+	log_out(ctx,
+		"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
+		ctx->device_name, ej_policy_name(ctx->policy));
+	if (!ej_report_text(ej_journal_report(j), 0, &text))
+		log_out(ctx, "%s\n", text);
+	free(text);
+	write_report(ctx, j);
+	ej_journal_close(j);
+}
+
+/* Reopen the filesystem as the journal phase opened it. */
+static errcode_t open_fs(e2fsck_t ctx, int flags, io_manager io)
+{
+	unsigned long bs = ctx->blocksize;
+	errcode_t err;
+
+	if (ctx->superblock && !bs) {
+		ext2_filsys fs;
+
+		for (bs = EXT2_MIN_BLOCK_SIZE; bs <= EXT2_MAX_BLOCK_SIZE;
+		     bs *= 2) {
+			fs = NULL;
+			err = ext2fs_open2(ctx->filesystem_name,
+					   ctx->io_options, flags,
+					   ctx->superblock, bs,
+					   unix_io_manager, &fs);
+			if (fs)
+				ext2fs_free(fs);
+			if (!err)
+				break;
+		}
+		if (err)
+			return err;
+	}
+	err = ext2fs_open2(ctx->filesystem_name, ctx->io_options, flags,
+			   ctx->superblock, ctx->superblock ? bs : 0, io,
+			   &ctx->fs);
+	if (!err)
+		ctx->fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	return err;
+}
+
+static int fs_open_flags(e2fsck_t ctx)
+{
+	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_NOFREE_ON_ERROR;
+
+	if (!(ctx->options & E2F_OPT_READONLY))
+		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
+	return flags;
+}
+
+/*
+ * The journal was replayed: e2fsck's state after its replay, before it
+ * starts over.  The replayed blocks may include the superblock, so the
+ * filesystem is read afresh first.
+ */
+static errcode_t after_replay(e2fsck_t ctx, io_manager io, int error)
+{
+	struct ext2_super_block saved_sb;
+	unsigned int saved_opts;
+	int saved_flags;
+	struct jstate st;
+	errcode_t err;
+	int dry;
+
+	ext2fs_free(ctx->fs);
+	ctx->fs = NULL;
+	err = open_fs(ctx, fs_open_flags(ctx), io);
+	if (err) {
+		e2f_com_err(ctx, ctx->program_name, err, "while trying to re-open %s",
+			ctx->device_name);
+		fatal_error(ctx, NULL);
+	}
+	clear_recover(ctx, error);
+
+	/*
+	 * e2fsck looks at the journal once more here, to turn a journal
+	 * error into a filesystem error.  Anything else it could find now
+	 * (replay may have rewritten the journal inode) is left to the
+	 * engine, which finds and fixes it in full; a silent rehearsal says
+	 * whether the journal is sound enough for this step.
+	 */
+	dry = ctx->dry;
+	saved_sb = *ctx->fs->super;
+	saved_flags = ctx->fs->flags;
+	saved_opts = ctx->options;
+	ctx->dry = 1;
+	ctx->dry_stop = 0;
+	ctx->dry_asked = 0;
+	err = check_journal(ctx, &st);
+	ctx->dry = dry;
+	*ctx->fs->super = saved_sb;
+	ctx->fs->flags = saved_flags;
+	ctx->options = saved_opts;
+	if (!err && st.loaded && !ctx->dry_stop &&
+	    ext2fs_has_feature_journal(ctx->fs->super)) {
+		struct jcheck jc;
+
+		if (!get_journal(ctx, &jc)) {
+			if (!load_journal(ctx, &jc) && jc.jsb->s_errno) {
+				ctx->fs->super->s_state |= EXT2_ERROR_FS;
+				jc.jsb->s_errno = 0;
+			}
+			release_journal(ctx, &jc, 0, 0);
+		}
+	}
+	ext2fs_mark_super_dirty(ctx->fs);
+	err = ext2fs_close_free(&ctx->fs);
+	if (err)
+		e2f_com_err(ctx, ctx->program_name, err, "while closing %s",
+			ctx->device_name);
+	return err;
+}
+
+/* e2fsck's e2fsck_run_ext3_journal, with the library's replay. */
+static void run_journal(e2fsck_t ctx, io_manager io)
+{
+	struct jcheck jc;
+	journal_t *j = NULL;
+	unsigned int bad, oflags;
+	errcode_t err;
+	int ret = 0;
+
+	log_out(ctx, "%s: recovering journal\n", ctx->device_name);
+	if (ctx->fs->flags & EXT2_FLAG_DIRTY)
+		ext2fs_flush(ctx->fs);
+
+	/* as e2fsck: the journal is found and loaded again first */
+	err = get_journal(ctx, &jc);
+	if (err)
+		goto done;
+	err = load_journal(ctx, &jc);
+	if (err) {
+		release_journal(ctx, &jc, 1, 0);
+		goto done;
+	}
+	oflags = 0;
+	if (ctx->policy == JBD2_POLICY_REFUSE && jc.csum_bad)
+		oflags = EJ_OPEN_DRY_RUN;	/* refused whatever else it holds */
+	put_journal(&jc);
+
+	err = open_library_journal(ctx, oflags, &j);
+	if (err)
+		goto done;
+	/*
+	 * A superblock whose checksum failed is used under replay-all (its
+	 * blocks are checked one by one) and is reason enough to refuse.
+	 */
+	ret = jbd2_journal_recover(j);
+	err = -ret;
+	bad = ej_journal_report(j)->corrupt;
+	write_report(ctx, j);
+
+	if (ctx->policy == JBD2_POLICY_REFUSE && bad) {
+		char *text = NULL;
+
+		say_damage(ctx, bad);
+		if (!ej_report_text(ej_journal_report(j), 0, &text))
+			log_out(ctx, "%s", text);
+		free(text);
+		log_out(ctx,
+			"%s: nothing replayed (journal_policy=refuse); the journal and the needs_recovery flag are left as they were\n",
+			ctx->device_name);
+		ej_journal_close(j);
+		ext2fs_free(ctx->fs);
+		ctx->fs = NULL;
+		ctx->exit_value |= FSCK_UNCORRECTED;
+		ctx->flags |= E2F_FLAG_NO_ENGINE;
+		return;
+	}
+
+	if (ctx->policy == JBD2_POLICY_STOP) {
+		journal_superblock_t *jsb = j->j_superblock;
+
+		/* e2fsck's own bookkeeping, bit for bit */
+		if (!ret && j->j_failed_commit) {
+			fix_problem(ctx, PR_0_JNL_TXN_CORRUPT,
+				    j->j_failed_commit);
+			jsb->s_errno = ext2fs_cpu_to_le32((__u32)-EINVAL);
+		}
+		if (ret)
+			jsb->s_sequence = cpu_to_be32(j->j_tail_sequence);
+		else
+			jsb->s_sequence =
+				cpu_to_be32(j->j_transaction_sequence);
+		jsb->s_start = 0;
+		ret = -ej_journal_write_sb(j);
+		if (ret && !err)
+			err = -ret;
+		/* the rule that holds under every policy */
+		if (bad & JBD2_CORRUPT_OUT_OF_RANGE) {
+			log_out(ctx,
+				"%s: %lu logged block(s) name a place outside the filesystem or inside the journal; not written\n",
+				ctx->device_name,
+				ej_journal_report(j)->counts[JBD2_BLOCK_OUT_OF_RANGE]);
+			ctx->flags |= E2F_FLAG_FORCE_ENGINE | E2F_FLAG_FLAGGED;
+			ctx->exit_value |= FSCK_NONDESTRUCT;
+		}
+	} else {
+		errcode_t ferr = ej_journal_finish(j);
+
+		if (ferr && !err)
+			err = ferr;
+		if (bad) {
+			say_replayed_anyway(ctx, j);
+			ctx->flags |= E2F_FLAG_FORCE_ENGINE | E2F_FLAG_FLAGGED;
+			ctx->exit_value |= FSCK_NONDESTRUCT;
+		}
+	}
+	ctx->flags |= E2F_FLAG_REPLAYED;
+	ej_journal_close(j);
+	j = NULL;
+done:
+	if (j)
+		ej_journal_close(j);
+	after_replay(ctx, io, err != 0);
+	if ((ctx->flags & E2F_FLAG_FLAGGED) && !(ctx->flags & E2F_FLAG_NO_ENGINE))
+		ctx->flags |= E2F_FLAG_FORCE_ENGINE;
+
+	if (err == EFSBADCRC)
+		log_out(ctx, "Journal checksum error found in %s\n",
+			ctx->device_name);
+	else if (err == EFSCORRUPTED)
+		log_out(ctx, "Journal corrupted in %s\n", ctx->device_name);
+	else if (err)
+		e2f_com_err(ctx, ctx->program_name, err,
+			"while recovering journal of %s", ctx->device_name);
+}
+
+/* ------------------------------------------------------------------ */
+/* The phase                                                           */
+
+static void set_device_name(e2fsck_t ctx)
+{
+	struct ext2_super_block *sb = ctx->fs->super;
+	char *cp;
+
+	if (!ctx->device_name && sb->s_volume_name[0]) {
+		ctx->device_name = calloc(1, sizeof(sb->s_volume_name) + 1);
+		if (ctx->device_name)
+			memcpy(ctx->device_name, sb->s_volume_name,
+			       sizeof(sb->s_volume_name));
+	}
+	if (!ctx->device_name)
+		ctx->device_name = strdup(ctx->filesystem_name);
+	for (cp = ctx->device_name; cp && *cp; cp++)
+		if (isspace((unsigned char)*cp) || *cp == ':')
+			*cp = '_';
+}
+
+static io_manager setup_undo(e2fsck_t ctx)
+{
+	io_manager io = unix_io_manager;
+	errcode_t err;
+
+	if (!ctx->undo_file)
+		return io;
+	err = set_undo_io_backing_manager(io);
+	if (!err)
+		err = set_undo_io_backup_file((char *)ctx->undo_file);
+	if (err) {
+		e2f_com_err(ctx, ctx->program_name, err, "%s",
+			"while trying to setup undo file\n");
+		exit(FSCK_ERROR);
+	}
+	log_out(ctx,
+		"Overwriting existing filesystem; this can be undone using the command:\n    e2undo %s %s\n\n",
+		ctx->undo_file, ctx->filesystem_name);
+	return undo_io_manager;
+}
+
+enum e2f_journal_action e2fsck_journal_phase(e2fsck_t ctx)
+{
+	struct jstate st;
+	int mount_flags = 0, flags;
+	io_manager io;
+	errcode_t err;
+
+	/* a mounted filesystem's journal belongs to the kernel */
+	if (ext2fs_check_if_mounted(ctx->filesystem_name, &mount_flags) ||
+	    (mount_flags & (EXT2_MF_MOUNTED | EXT2_MF_BUSY)))
+		return E2F_JOURNAL_DELEGATE;
+	/* e2fsck makes up an undo file name itself: its business */
+	if (ctx->undo_file && !ctx->undo_file[0])
+		return E2F_JOURNAL_DELEGATE;
+
+	/* The rehearsal. */
+	err = open_fs(ctx, EXT2_FLAG_64BITS | EXT2_FLAG_NOFREE_ON_ERROR,
+		      unix_io_manager);
+	if (err) {
+		/* e2fsck tries backups, prints what it found: its job */
+		if (ctx->fs)
+			ext2fs_free(ctx->fs);
+		ctx->fs = NULL;
+		return E2F_JOURNAL_DELEGATE;
+	}
+	if ((!ctx->superblock && !(ctx->options & E2F_OPT_PREEN) &&
+	     ext2fs_check_desc(ctx->fs)) ||
+	    ctx->fs->super->s_rev_level > EXT2_DYNAMIC_REV ||
+	    ext2fs_has_feature_mmp(ctx->fs->super))
+		goto delegate;
+	set_device_name(ctx);
+
+	ctx->dry = 1;
+	ctx->dry_stop = 0;
+	ctx->dry_asked = 0;
+	flags = ctx->options;
+	err = check_journal(ctx, &st);
+	ctx->options = flags;
+	ctx->flags &= ~(E2F_FLAG_PROBLEMS_FIXED | E2F_FLAG_FORCE_ENGINE);
+	ctx->dry = 0;
+
+	if (err || ctx->dry_stop || !st.loaded) {
+		save_journal(ctx);
+		goto delegate;
+	}
+	save_journal(ctx);
+	if (ctx->options & E2F_OPT_READONLY) {
+		if (ext2fs_has_feature_journal_needs_recovery(ctx->fs->super))
+			report_dry_run(ctx, &st);
+		goto delegate;
+	}
+	if (st.fast_commits) {
+		log_err(ctx,
+			"%s: the journal holds fast commits; leaving its replay to %s\n",
+			ctx->device_name, E2FSCK_ENGINE);
+		goto delegate;
+	}
+	if (!ext2fs_has_feature_journal_needs_recovery(ctx->fs->super) &&
+	    !ctx->dry_asked)
+		goto delegate;
+	ext2fs_free(ctx->fs);
+	ctx->fs = NULL;
+
+	/* For real. */
+	e2fsck_banner(ctx);
+	io = setup_undo(ctx);
+	err = open_fs(ctx, fs_open_flags(ctx), io);
+	if (err) {
+		e2f_com_err(ctx, ctx->program_name, err, "while trying to open %s",
+			ctx->filesystem_name);
+		fatal_error(ctx, NULL);
+	}
+	err = check_journal(ctx, &st);
+	if (err) {
+		e2f_com_err(ctx, ctx->program_name, err, "while checking journal for %s",
+			ctx->device_name);
+		fatal_error(ctx, "Cannot proceed with file system check");
+	}
+	if (ext2fs_has_feature_journal_needs_recovery(ctx->fs->super)) {
+		run_journal(ctx, io);
+		return E2F_JOURNAL_DONE;
+	}
+	err = ext2fs_close_free(&ctx->fs);
+	if (err) {
+		e2f_com_err(ctx, ctx->program_name, err, "while closing %s",
+			ctx->device_name);
+		fatal_error(ctx, NULL);
+	}
+	return E2F_JOURNAL_DONE;
+
+delegate:
+	ext2fs_free(ctx->fs);
+	ctx->fs = NULL;
+	return E2F_JOURNAL_DELEGATE;
+}
