@@ -625,7 +625,7 @@ static errcode_t check_journal(e2fsck_t ctx, struct jstate *st)
 		if (fix_problem(ctx, ctx->superblock ?
 				PR_0_JOURNAL_RUN_DEFAULT : PR_0_JOURNAL_RUN,
 				0)) {
-			ctx->options |= E2F_OPT_FORCE;
+			/* the engine gets -f, as e2fsck forces itself */
 			ctx->flags |= E2F_FLAG_FORCE_ENGINE;
 			ext2fs_set_feature_journal_needs_recovery(sb);
 			ext2fs_mark_super_dirty(fs);
@@ -882,7 +882,7 @@ static void report_dry_run(e2fsck_t ctx, const struct jstate *st)
 		"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
 		ctx->device_name, ej_policy_name(ctx->policy));
 	if (!ej_report_text(ej_journal_report(j), 0, &text))
-		log_out(ctx, "%s\n", text);
+		log_out(ctx, "%s", text);
 	free(text);
 	write_report(ctx, j);
 	ej_journal_close(j);

@@ -671,7 +671,11 @@ static char **final_engine_argv(e2fsck_t ctx)
 		v[n++] = "-E";
 		v[n++] = ctx->engine_extended;
 	}
-	if ((ctx->flags & E2F_FLAG_FORCE_ENGINE) &&
+	/*
+	 * A problem fixed before e2fsck's restart makes it check in full
+	 * afterwards, as -f does.
+	 */
+	if ((ctx->flags & (E2F_FLAG_FORCE_ENGINE | E2F_FLAG_PROBLEMS_FIXED)) &&
 	    !(ctx->options & E2F_OPT_FORCE))
 		v[n++] = "-f";
 	if (ctx->flags & E2F_FLAG_YES_TO_ALL)

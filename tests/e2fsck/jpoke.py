@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""jpoke.py: change fields of a journal superblock inside an image.
+
+    jpoke.py IMG BLOCK BLOCKSIZE FIELD=VALUE... [csum] [badcsum]
+
+BLOCK is the physical block of the journal superblock (debugfs "bmap <8>
+0", or the block after the ext2 superblock of a journal device).  FIELD is
+one of the names below (big-endian 32-bit fields unless said otherwise),
+or "u8@OFFSET" / "u32@OFFSET" for any byte or word.  "csum" recomputes the
+superblock checksum afterwards (crc32c of the first 1024 bytes with the
+checksum field zeroed, seed ~0), "badcsum" then spoils it.
+
+Written for e2journal's e2fsck tests from the facts in FORMAT.md.
+"""
+
+import struct
+import sys
+
+FIELDS = {
+    "magic": 0x00, "blocktype": 0x04, "sequence": 0x08,
+    "blocksize": 0x0C, "maxlen": 0x10, "first": 0x14, "s_sequence": 0x18,
+    "start": 0x1C, "errno": 0x20, "compat": 0x24, "incompat": 0x28,
+    "rocompat": 0x2C, "nr_users": 0x40, "num_fc_blks": 0x54,
+    "checksum": 0xFC,
+}
+
+
+def crc32c(crc, data):
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc
+
+
+def main(argv):
+    if len(argv) < 4:
+        sys.exit(__doc__)
+    img, block, bs = argv[0], int(argv[1]), int(argv[2])
+    with open(img, "r+b") as f:
+        f.seek(block * bs)
+        sb = bytearray(f.read(1024))
+        for arg in argv[3:]:
+            if arg == "csum":
+                sb[0xFC:0x100] = b"\0\0\0\0"
+                sb[0xFC:0x100] = struct.pack(">I", crc32c(0xFFFFFFFF, sb))
+                continue
+            if arg == "badcsum":
+                sb[0xFC] ^= 0xFF
+                continue
+            name, value = arg.split("=", 1)
+            val = int(value, 0)
+            if name.startswith("u8@"):
+                sb[int(name[3:], 0)] = val & 0xFF
+            elif name.startswith("u32@"):
+                off = int(name[4:], 0)
+                sb[off:off + 4] = struct.pack(">I", val & 0xFFFFFFFF)
+            else:
+                off = FIELDS[name]
+                sb[off:off + 4] = struct.pack(">I", val & 0xFFFFFFFF)
+        f.seek(block * bs)
+        f.write(sb)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
