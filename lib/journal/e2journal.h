@@ -85,6 +85,7 @@ struct ej_journal_info {
 	unsigned long long sb_block;	/* physical block of the jsb */
 	unsigned int	jsb_problems;	/* EJ_JSB_* found at load */
 	unsigned long long fs_blocks;	/* filesystem size in blocks */
+	unsigned int	nr_users;	/* jsb s_nr_users (>1: shared device) */
 };
 
 /*
@@ -112,6 +113,12 @@ errcode_t ej_journal_write_sb(journal_t *journal);
  * reset before the replayed blocks are on disk.
  */
 errcode_t ej_journal_finish(journal_t *journal);
+/*
+ * Tell the library what jbd2_journal_recover() returned, before
+ * ej_journal_finish(): under the stop policy the reset then leaves the
+ * journal and filesystem superblocks as e2fsprogs 1.47 does.
+ */
+void ej_journal_set_recover_result(journal_t *journal, int err);
 
 /* ------------------------------------------------------------------ */
 /* The report (report.c)                                               */

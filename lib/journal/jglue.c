@@ -1,3 +1,726 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* placeholder: being written */
-#include "e2journal.h"
+/* SPDX-License-Identifier: LGPL-2.0 */
+/*
+ * jglue.c: the block layer recovery.c sees, over libext2fs io_channels.
+ *
+ * Reads of the journal device go through a read-ahead window that grows
+ * while recovery reads sequentially (the replay pass) and stays at one
+ * block while it hops from control block to control block (the scan and
+ * revoke passes).  Blocks that carry the journal magic are kept in a
+ * bounded cache, so the three passes read each of them from disk once.
+ *
+ * Replay is deferred: the replay op only notes that something is pending.
+ * The report (report.c) already knows, for each filesystem block, which
+ * journal block holds its final version; syncing the filesystem device
+ * writes each block once, in ascending order, in large runs.  Memory
+ * stays proportional to the number of logged blocks, never their bytes.
+ */
+#include "ej_int.h"
+
+#define EJ_RA_BYTES		(1024 * 1024)	/* largest journal read */
+#define EJ_CACHE_BYTES		(64 * 1024 * 1024)	/* control blocks */
+#define EJ_WRITE_BATCH_BYTES	(8 * 1024 * 1024)	/* replay writes */
+#define EJ_READ_GAP		8	/* blocks read across to join reads */
+
+/* A read-ahead window; retired ones live until their last reader goes. */
+struct ej_window {
+	char			*buf;
+	unsigned long long	start;		/* physical block of buf[0] */
+	unsigned int		len;		/* blocks held */
+	unsigned int		refs;		/* buffer_heads pointing in */
+	struct ej_window	*next_retired;
+};
+
+struct ej_cblock {
+	unsigned long long	blk;		/* physical */
+	char			*data;
+};
+
+/* A buffer_head and what the glue needs to recycle it. */
+struct ej_bh {
+	struct buffer_head	bh;
+	struct ej_window	*win;		/* b_data points into it */
+	char			*own;		/* own copy, j_blocksize */
+	struct ej_bh		*next;		/* free list / all list */
+	struct ej_bh		*next_all;
+};
+
+struct ej_glue {
+	unsigned int		bs;
+	struct ej_window	*win;		/* current window, or NULL */
+	struct ej_window	*retired;	/* still referenced */
+	unsigned long long	last_lblk;	/* logical block last served */
+	int			have_last;
+	unsigned int		ra;		/* next read-ahead, blocks */
+	unsigned int		ra_max;
+
+	struct ej_cblock	*cache;		/* sorted by blk */
+	size_t			nr_cache, max_cache;
+
+	struct ej_bh		*free_bh;
+	struct ej_bh		*all_bh;
+
+	int			dirty;		/* replay pending */
+	struct ej_glue_stats	st;
+};
+
+static int is_control(const void *data)
+{
+	__be32 magic;
+
+	memcpy(&magic, data, sizeof(magic));
+	return magic == cpu_to_be32(JBD2_MAGIC_NUMBER);
+}
+
+/* io_channel error -> -errno for recovery.c */
+static int neg_errno(errcode_t err)
+{
+	if (err > 0 && err < 4096)
+		return -(int)err;
+	return -EIO;
+}
+
+errcode_t ej_glue_init(struct ej_host *h)
+{
+	struct ej_glue *g;
+	unsigned int bs = h->journal.j_blocksize;
+
+	if (!bs)
+		return EJ_BAD_ARG;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return EJ_NO_MEMORY;
+	g->bs = bs;
+	g->ra_max = EJ_RA_BYTES / bs;
+	if (!g->ra_max)
+		g->ra_max = 1;
+	g->max_cache = EJ_CACHE_BYTES / bs;
+	h->glue = g;
+	return 0;
+}
+
+static void win_free(struct ej_window *w)
+{
+	if (!w)
+		return;
+	free(w->buf);
+	free(w);
+}
+
+void ej_glue_free(struct ej_host *h)
+{
+	struct ej_glue *g = h->glue;
+	struct ej_window *w;
+	struct ej_bh *b;
+	size_t i;
+
+	if (!g)
+		return;
+	win_free(g->win);
+	while ((w = g->retired)) {
+		g->retired = w->next_retired;
+		win_free(w);
+	}
+	for (i = 0; i < g->nr_cache; i++)
+		free(g->cache[i].data);
+	free(g->cache);
+	while ((b = g->all_bh)) {
+		g->all_bh = b->next_all;
+		free(b->own);
+		free(b);
+	}
+	free(g);
+	h->glue = NULL;
+}
+
+void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st)
+{
+	if (h->glue)
+		*st = h->glue->st;
+	else
+		memset(st, 0, sizeof(*st));
+}
+
+/* ------------------------------------------------------------ mapping */
+
+errcode_t ej_glue_bmap(struct ej_host *h, unsigned long long lblk,
+		       unsigned long long *pblk)
+{
+	size_t lo = 0, hi = h->nr_ext;
+
+	if (lblk >= h->mapped)
+		return EJ_BLOCK_OUT_OF_RANGE;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ej_extent *x = &h->ext[mid];
+
+		if (lblk < x->lblk)
+			hi = mid;
+		else if (lblk >= x->lblk + x->len)
+			lo = mid + 1;
+		else {
+			*pblk = x->pblk + (lblk - x->lblk);
+			return 0;
+		}
+	}
+	return EJ_BLOCK_OUT_OF_RANGE;
+}
+
+/* The journal extent holding physical block @blk, or NULL. */
+static const struct ej_extent *pext_find(const struct ej_host *h,
+					 unsigned long long blk)
+{
+	size_t lo = 0, hi = h->nr_ext;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ej_extent *x = &h->pext[mid];
+
+		if (blk < x->pblk)
+			hi = mid;
+		else if (blk >= x->pblk + x->len)
+			lo = mid + 1;
+		else
+			return x;
+	}
+	return NULL;
+}
+
+static int forbidden(const struct ej_host *h, unsigned long long blk)
+{
+	size_t lo = 0, hi = h->nr_forbid;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ej_extent *x = &h->forbid[mid];
+
+		if (blk < x->pblk)
+			hi = mid;
+		else if (blk >= x->pblk + x->len)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+static int fs_block_ok(const struct ej_host *h, unsigned long long blk)
+{
+	return blk < ext2fs_blocks_count(h->fs->super) && !forbidden(h, blk);
+}
+
+/* ------------------------------------------------- control-block cache */
+
+/* Index of the first cached block >= @blk. */
+static size_t cache_lower(const struct ej_glue *g, unsigned long long blk)
+{
+	size_t lo = 0, hi = g->nr_cache;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->cache[mid].blk < blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct ej_cblock *cache_find(struct ej_glue *g, unsigned long long blk)
+{
+	size_t i = cache_lower(g, blk);
+
+	if (i < g->nr_cache && g->cache[i].blk == blk)
+		return &g->cache[i];
+	return NULL;
+}
+
+static void cache_insert(struct ej_glue *g, unsigned long long blk,
+			 const char *data)
+{
+	size_t i;
+	char *copy;
+
+	if (g->nr_cache >= g->max_cache)
+		return;		/* full: later blocks are simply reread */
+	i = cache_lower(g, blk);
+	if (i < g->nr_cache && g->cache[i].blk == blk)
+		return;
+	if (!g->cache) {
+		/* the cap is small enough to allocate at once */
+		g->cache = malloc(g->max_cache * sizeof(*g->cache));
+		if (!g->cache)
+			return;
+	}
+	copy = malloc(g->bs);
+	if (!copy)
+		return;
+	memcpy(copy, data, g->bs);
+	/* the scan walks the log forwards, so this is nearly always an append */
+	memmove(&g->cache[i + 1], &g->cache[i],
+		(g->nr_cache - i) * sizeof(*g->cache));
+	g->cache[i].blk = blk;
+	g->cache[i].data = copy;
+	g->nr_cache++;
+}
+
+static void cache_remove(struct ej_glue *g, unsigned long long blk)
+{
+	size_t i = cache_lower(g, blk);
+
+	if (i >= g->nr_cache || g->cache[i].blk != blk)
+		return;
+	free(g->cache[i].data);
+	memmove(&g->cache[i], &g->cache[i + 1],
+		(g->nr_cache - i - 1) * sizeof(*g->cache));
+	g->nr_cache--;
+}
+
+/* ------------------------------------------------------------ windows */
+
+static void win_put(struct ej_glue *g, struct ej_window *w)
+{
+	struct ej_window **pp;
+
+	if (--w->refs || w == g->win)
+		return;
+	for (pp = &g->retired; *pp; pp = &(*pp)->next_retired) {
+		if (*pp == w) {
+			*pp = w->next_retired;
+			win_free(w);
+			return;
+		}
+	}
+}
+
+/* Stop using the current window; free it unless someone still reads it. */
+static void win_drop(struct ej_glue *g)
+{
+	struct ej_window *w = g->win;
+
+	if (!w)
+		return;
+	g->win = NULL;
+	if (w->refs) {
+		w->next_retired = g->retired;
+		g->retired = w;
+	} else {
+		win_free(w);
+	}
+}
+
+/* A window to read @n blocks into: the current one when nobody holds it. */
+static struct ej_window *win_get(struct ej_glue *g)
+{
+	struct ej_window *w = g->win;
+
+	if (w && !w->refs) {
+		w->len = 0;
+		return w;
+	}
+	win_drop(g);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->buf = malloc((size_t)g->ra_max * g->bs);
+	if (!w->buf) {
+		free(w);
+		return NULL;
+	}
+	g->win = w;
+	return w;
+}
+
+static errcode_t win_fill(struct ej_host *h, unsigned long long blk,
+			  unsigned int n)
+{
+	struct ej_glue *g = h->glue;
+	struct ej_window *w;
+	errcode_t err;
+
+	w = win_get(g);
+	if (!w)
+		return EJ_NO_MEMORY;
+	err = io_channel_read_blk64(h->jio, blk, (int)n, w->buf);
+	g->st.reads++;
+	if (err && n > 1) {
+		/* one bad block must not hide its neighbours */
+		n = 1;
+		err = io_channel_read_blk64(h->jio, blk, 1, w->buf);
+		g->st.reads++;
+	}
+	if (err) {
+		w->len = 0;
+		return err;
+	}
+	g->st.blocks_read += n;
+	w->start = blk;
+	w->len = n;
+	return 0;
+}
+
+/* ------------------------------------------------------- buffer heads */
+
+static struct ej_bh *bh_get(struct ej_host *h, struct block_device *bdev,
+			    unsigned long long blk)
+{
+	struct ej_glue *g = h->glue;
+	struct ej_bh *b = g->free_bh;
+
+	if (b) {
+		g->free_bh = b->next;
+	} else {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return NULL;
+		b->own = malloc(g->bs);
+		if (!b->own) {
+			free(b);
+			return NULL;
+		}
+		b->next_all = g->all_bh;
+		g->all_bh = b;
+	}
+	b->next = NULL;
+	b->win = NULL;
+	b->bh.b_bdev = bdev;
+	b->bh.b_blocknr = blk;
+	b->bh.b_size = g->bs;
+	b->bh.b_data = b->own;
+	b->bh.b_private = NULL;
+	return b;
+}
+
+static void glue_brelse(struct buffer_head *bh)
+{
+	struct ej_host *h = bh->b_bdev->bd_private;
+	struct ej_glue *g = h->glue;
+	struct ej_bh *b = (struct ej_bh *)bh;
+
+	if (b->win) {
+		win_put(g, b->win);
+		b->win = NULL;
+	}
+	b->next = g->free_bh;
+	g->free_bh = b;
+}
+
+/* ----------------------------------------------------- journal device */
+
+static struct buffer_head *jdev_bread(struct block_device *bdev,
+				      unsigned long long blk,
+				      unsigned int size, int *err)
+{
+	struct ej_host *h = bdev->bd_private;
+	struct ej_glue *g = h->glue;
+	const struct ej_extent *x;
+	struct ej_window *w;
+	struct ej_cblock *c;
+	unsigned long long lblk;
+	struct ej_bh *b;
+	int seq;
+	char *data;
+
+	if (size != g->bs) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	/* recovery only reads what bmap gave it: anything else is a bug */
+	x = pext_find(h, blk);
+	if (!x) {
+		*err = -EIO;
+		return NULL;
+	}
+	lblk = x->lblk + (blk - x->pblk);
+	seq = g->have_last && lblk == g->last_lblk + 1;
+	g->last_lblk = lblk;
+	g->have_last = 1;
+
+	b = bh_get(h, bdev, blk);
+	if (!b) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+
+	c = cache_find(g, blk);
+	if (c) {
+		/* a copy: recovery may scribble on it (checksum fields) */
+		memcpy(b->own, c->data, g->bs);
+		g->st.cache_hits++;
+		return &b->bh;
+	}
+
+	w = g->win;
+	if (!w || blk < w->start || blk >= w->start + w->len) {
+		unsigned long long n, room;
+		size_t i;
+		errcode_t ret;
+
+		if (seq)
+			g->ra = g->ra >= 4 ? g->ra * 2 : 4;
+		else
+			g->ra = 1;
+		if (g->ra > g->ra_max)
+			g->ra = g->ra_max;
+		n = g->ra;
+		room = x->pblk + x->len - blk;
+		if (n > room)
+			n = room;
+		/* never reread a control block already in memory */
+		i = cache_lower(g, blk + 1);
+		if (i < g->nr_cache && g->cache[i].blk < blk + n)
+			n = g->cache[i].blk - blk;
+		ret = win_fill(h, blk, (unsigned int)n);
+		if (ret) {
+			glue_brelse(&b->bh);
+			*err = neg_errno(ret);
+			return NULL;
+		}
+		w = g->win;
+	}
+
+	data = w->buf + (size_t)(blk - w->start) * g->bs;
+	if (is_control(data))
+		cache_insert(g, blk, data);
+	b->win = w;
+	w->refs++;
+	b->bh.b_data = data;
+	return &b->bh;
+}
+
+static int jdev_sync(struct block_device *bdev)
+{
+	return 0;
+}
+
+void ej_glue_invalidate(struct ej_host *h, unsigned long long blk)
+{
+	struct ej_glue *g = h->glue;
+
+	if (!g)
+		return;
+	cache_remove(g, blk);
+	if (g->win && blk >= g->win->start && blk < g->win->start + g->win->len)
+		win_drop(g);
+}
+
+const struct jbd2_bdev_ops ej_jdev_ops = {
+	.bread	= jdev_bread,
+	.brelse	= glue_brelse,
+	.sync	= jdev_sync,
+};
+
+/* -------------------------------------------------- filesystem device */
+
+static struct buffer_head *fsdev_bread(struct block_device *bdev,
+				       unsigned long long blk,
+				       unsigned int size, int *err)
+{
+	struct ej_host *h = bdev->bd_private;
+	struct ej_bh *b;
+	errcode_t ret;
+
+	if (size != h->glue->bs || blk >= ext2fs_blocks_count(h->fs->super)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	b = bh_get(h, bdev, blk);
+	if (!b) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ret = io_channel_read_blk64(h->fs->io, blk, 1, b->own);
+	if (ret) {
+		glue_brelse(&b->bh);
+		*err = neg_errno(ret);
+		return NULL;
+	}
+	return &b->bh;
+}
+
+struct ej_rd {
+	unsigned long	jblock;
+	size_t		slot;		/* index in the batch */
+};
+
+static int rd_cmp(const void *a, const void *b)
+{
+	const struct ej_rd *x = a, *y = b;
+
+	if (x->jblock != y->jblock)
+		return x->jblock < y->jblock ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* Fill buf[0..n) with the final versions f[0..n), reading the journal. */
+static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
+			     size_t n, char *buf, struct ej_rd *rd, char *rbuf)
+{
+	struct ej_glue *g = h->glue;
+	unsigned int bs = g->bs;
+	size_t i, j, k, span;
+	errcode_t err;
+
+	for (i = 0; i < n; i++) {
+		rd[i].jblock = f[i].jblock;
+		rd[i].slot = i;
+	}
+	qsort(rd, n, sizeof(*rd), rd_cmp);
+
+	/*
+	 * The final versions of a batch often sit close together in the log:
+	 * read across small gaps rather than issue a read per block.
+	 */
+	for (i = 0; i < n; i = j) {
+		unsigned long j0 = rd[i].jblock;
+		unsigned long long p0, p;
+
+		err = ej_glue_bmap(h, j0, &p0);
+		if (err)
+			return err;
+		for (j = i + 1; j < n; j++) {
+			if (rd[j].jblock - rd[j - 1].jblock > EJ_READ_GAP ||
+			    rd[j].jblock - j0 >= g->ra_max)
+				break;
+			if (ej_glue_bmap(h, rd[j].jblock, &p) ||
+			    p != p0 + (rd[j].jblock - j0))
+				break;
+		}
+		span = rd[j - 1].jblock - j0 + 1;
+		err = io_channel_read_blk64(h->jio, p0, (int)span, rbuf);
+		g->st.reads++;
+		if (err)
+			return err;
+		g->st.blocks_read += span;
+		for (k = i; k < j; k++) {
+			char *dst = buf + rd[k].slot * (size_t)bs;
+
+			memcpy(dst, rbuf + (rd[k].jblock - j0) * (size_t)bs, bs);
+			if (f[rd[k].slot].escape) {
+				__be32 magic = cpu_to_be32(JBD2_MAGIC_NUMBER);
+
+				memcpy(dst, &magic, sizeof(magic));
+			}
+		}
+	}
+	return 0;
+}
+
+errcode_t ej_glue_write_replayed(struct ej_host *h)
+{
+	struct ej_glue *g = h->glue;
+	struct ej_final_block *f = NULL;
+	struct ej_rd *rd = NULL;
+	char *buf = NULL, *rbuf = NULL;
+	size_t n, i, batch;
+	errcode_t err;
+
+	if (!g || !g->dirty)
+		return 0;
+	if (h->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN)) {
+		g->dirty = 0;
+		return 0;
+	}
+	err = ej_report_final_blocks(h->journal.j_report, &f, &n);
+	if (err)
+		return err;
+	if (!n)
+		goto flush;
+
+	batch = EJ_WRITE_BATCH_BYTES / g->bs;
+	if (!batch)
+		batch = 1;
+	if (batch > n)
+		batch = n;
+	err = EJ_NO_MEMORY;
+	buf = malloc(batch * g->bs);
+	rbuf = malloc((size_t)g->ra_max * g->bs);
+	rd = malloc(batch * sizeof(*rd));
+	if (!buf || !rbuf || !rd)
+		goto out;
+
+	for (i = 0; i < n; i += batch) {
+		size_t cnt = n - i < batch ? n - i : batch;
+		size_t a, e;
+
+		err = read_finals(h, f + i, cnt, buf, rd, rbuf);
+		if (err)
+			goto out;
+		for (a = 0; a < cnt; a = e) {
+			/* last line of defence: never outside the fs */
+			if (!fs_block_ok(h, f[i + a].fsblock)) {
+				e = a + 1;
+				continue;
+			}
+			for (e = a + 1; e < cnt; e++) {
+				if (f[i + e].fsblock != f[i + e - 1].fsblock + 1 ||
+				    !fs_block_ok(h, f[i + e].fsblock))
+					break;
+			}
+			err = io_channel_write_blk64(h->fs->io,
+						     f[i + a].fsblock,
+						     (int)(e - a),
+						     buf + a * (size_t)g->bs);
+			g->st.writes++;
+			if (err)
+				goto out;
+			g->st.blocks_written += e - a;
+		}
+	}
+flush:
+	err = io_channel_flush(h->fs->io);
+	if (!err)
+		g->dirty = 0;
+out:
+	free(f);
+	free(rd);
+	free(buf);
+	free(rbuf);
+	return err;
+}
+
+static int fsdev_sync(struct block_device *bdev)
+{
+	struct ej_host *h = bdev->bd_private;
+	errcode_t err;
+
+	err = ej_glue_write_replayed(h);
+	return err ? neg_errno(err) : 0;
+}
+
+const struct jbd2_bdev_ops ej_fsdev_ops = {
+	.bread	= fsdev_bread,
+	.brelse	= glue_brelse,
+	.sync	= fsdev_sync,
+};
+
+/* ------------------------------------------------------------ host ops */
+
+static int host_bmap(journal_t *journal, unsigned long lblk,
+		     unsigned long long *pblk)
+{
+	return ej_glue_bmap(ej_host_of(journal), lblk, pblk) ? -EIO : 0;
+}
+
+static int host_block_ok(journal_t *journal, unsigned long long blocknr)
+{
+	return fs_block_ok(ej_host_of(journal), blocknr);
+}
+
+/* Deferred: the report's map says what to write when the fs is synced. */
+static int host_replay(journal_t *journal, struct buffer_head *obh,
+		       unsigned long long blocknr, int escape)
+{
+	struct ej_host *h = ej_host_of(journal);
+
+	if (!fs_block_ok(h, blocknr))
+		return -EFSCORRUPTED;
+	h->glue->dirty = 1;
+	return 0;
+}
+
+const struct jbd2_host_ops ej_io_host_ops = {
+	.bmap		= host_bmap,
+	.block_ok	= host_block_ok,
+	.replay		= host_replay,
+};

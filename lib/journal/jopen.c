@@ -1,3 +1,836 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* placeholder: being written */
-#include "e2journal.h"
+/* SPDX-License-Identifier: LGPL-2.0 */
+/*
+ * jopen.c: find a filesystem's journal, load its superblock, build the
+ * journal_t that recovery.c runs on, and reset the journal afterwards.
+ *
+ * The journal is the inode s_journal_inum (its blocks mapped once into a
+ * sorted extent list; when the inode is unusable, the copy of its block
+ * map kept in the superblock's s_jnl_blocks) or an external journal
+ * device named by the caller.  Every block number read from disk is
+ * checked before it is used: the journal is the part of the filesystem
+ * most likely to be damaged after a crash.
+ */
+#include "ej_int.h"
+
+static const __u8 zero_uuid[16];
+
+/* ------------------------------------------------------- block mapping */
+
+struct map_ctx {
+	ext2_filsys		fs;
+	unsigned long long	want;	/* logical blocks to map */
+	unsigned long long	next;	/* next logical block expected */
+	struct ej_extent	*ext;
+	size_t			nr_ext, max_ext;
+	struct ej_extent	*meta;	/* the map's own blocks */
+	size_t			nr_meta, max_meta;
+};
+
+static int phys_ok(ext2_filsys fs, unsigned long long pblk,
+		   unsigned long long len)
+{
+	unsigned long long count = ext2fs_blocks_count(fs->super);
+
+	return len && pblk >= fs->super->s_first_data_block &&
+	       pblk < count && len <= count - pblk;
+}
+
+static errcode_t push(struct ej_extent **arr, size_t *nr, size_t *max,
+		      unsigned long long lblk, unsigned long long pblk,
+		      unsigned long long len)
+{
+	struct ej_extent *x;
+
+	if (*nr) {
+		x = &(*arr)[*nr - 1];
+		if (x->lblk + x->len == lblk && x->pblk + x->len == pblk) {
+			x->len += len;
+			return 0;
+		}
+	}
+	if (*nr == *max) {
+		size_t n = *max ? *max * 2 : 16;
+
+		x = realloc(*arr, n * sizeof(*x));
+		if (!x)
+			return EJ_NO_MEMORY;
+		*arr = x;
+		*max = n;
+	}
+	x = &(*arr)[(*nr)++];
+	x->lblk = lblk;
+	x->pblk = pblk;
+	x->len = len;
+	return 0;
+}
+
+static errcode_t map_data(struct map_ctx *m, unsigned long long pblk,
+			  unsigned long long len)
+{
+	errcode_t err;
+
+	if (len > m->want - m->next)
+		len = m->want - m->next;
+	if (!phys_ok(m->fs, pblk, len))
+		return EJ_BAD_JOURNAL_INODE;
+	err = push(&m->ext, &m->nr_ext, &m->max_ext, m->next, pblk, len);
+	if (!err)
+		m->next += len;
+	return err;
+}
+
+static errcode_t map_meta(struct map_ctx *m, unsigned long long pblk)
+{
+	if (!phys_ok(m->fs, pblk, 1))
+		return EJ_BAD_JOURNAL_INODE;
+	return push(&m->meta, &m->nr_meta, &m->max_meta, pblk, pblk, 1);
+}
+
+static errcode_t map_extents(struct map_ctx *m, ext2_ino_t ino,
+			     struct ext2_inode *inode)
+{
+	ext2_filsys fs = m->fs;
+	int saved = fs->flags & EXT2_FLAG_IGNORE_CSUM_ERRORS;
+	unsigned long long guard, limit = 4 * m->want + 1024;
+	ext2_extent_handle_t handle;
+	struct ext2fs_extent ex;
+	int op = EXT2_EXTENT_ROOT;
+	errcode_t err;
+
+	/*
+	 * The inode may be the one rebuilt from s_jnl_blocks, whose
+	 * generation need not match what the tree blocks were summed
+	 * with; every block the tree yields is range-checked instead.
+	 */
+	fs->flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
+	err = ext2fs_extent_open2(fs, ino, inode, &handle);
+	if (err)
+		goto out;
+	for (guard = 0; m->next < m->want; guard++, op = EXT2_EXTENT_NEXT) {
+		err = ext2fs_extent_get(handle, op, &ex);
+		if (err == EXT2_ET_EXTENT_NO_NEXT) {
+			err = 0;
+			break;
+		}
+		if (err)
+			break;
+		if (guard > limit) {
+			err = EJ_BAD_JOURNAL_INODE;
+			break;
+		}
+		if (!(ex.e_flags & EXT2_EXTENT_FLAGS_LEAF)) {
+			if (!(ex.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT))
+				err = map_meta(m, ex.e_pblk);
+			if (err)
+				break;
+			continue;
+		}
+		if (ex.e_lblk != m->next) {
+			/* a hole, or extents out of order: unusable */
+			err = EJ_BAD_JOURNAL_INODE;
+			break;
+		}
+		err = map_data(m, ex.e_pblk, ex.e_len);
+		if (err)
+			break;
+	}
+	ext2fs_extent_free(handle);
+out:
+	fs->flags = (fs->flags & ~EXT2_FLAG_IGNORE_CSUM_ERRORS) | saved;
+	return err;
+}
+
+/* One indirect block of @level (1: its entries are data blocks). */
+static errcode_t map_ind(struct map_ctx *m, blk_t blk, int level)
+{
+	unsigned int per = m->fs->blocksize / sizeof(__u32), i;
+	errcode_t err;
+	__u32 *buf;
+
+	if (m->next >= m->want)
+		return 0;
+	if (!blk)
+		return EJ_BAD_JOURNAL_INODE;
+	err = map_meta(m, blk);
+	if (err)
+		return err;
+	buf = malloc(m->fs->blocksize);
+	if (!buf)
+		return EJ_NO_MEMORY;
+	err = io_channel_read_blk64(m->fs->io, blk, 1, buf);
+	for (i = 0; !err && i < per && m->next < m->want; i++) {
+		blk_t b = ext2fs_le32_to_cpu(buf[i]);
+
+		if (level > 1)
+			err = map_ind(m, b, level - 1);
+		else if (!b)
+			err = EJ_BAD_JOURNAL_INODE;
+		else
+			err = map_data(m, b, 1);
+	}
+	free(buf);
+	return err;
+}
+
+static errcode_t map_indirect(struct map_ctx *m, struct ext2_inode *inode)
+{
+	errcode_t err = 0;
+	int i;
+
+	for (i = 0; !err && i < EXT2_NDIR_BLOCKS && m->next < m->want; i++) {
+		if (!inode->i_block[i])
+			return EJ_BAD_JOURNAL_INODE;
+		err = map_data(m, inode->i_block[i], 1);
+	}
+	if (!err)
+		err = map_ind(m, inode->i_block[EXT2_IND_BLOCK], 1);
+	if (!err)
+		err = map_ind(m, inode->i_block[EXT2_DIND_BLOCK], 2);
+	if (!err)
+		err = map_ind(m, inode->i_block[EXT2_TIND_BLOCK], 3);
+	return err;
+}
+
+static int cmp_pblk(const void *a, const void *b)
+{
+	const struct ej_extent *x = a, *y = b;
+
+	if (x->pblk != y->pblk)
+		return x->pblk < y->pblk ? -1 : 1;
+	return 0;
+}
+
+/* Install @m's map in @h: by lblk, by pblk, and what replay must avoid. */
+static errcode_t install_map(struct ej_host *h, struct map_ctx *m)
+{
+	size_t i, n = 0, total = m->nr_ext + m->nr_meta;
+	struct ej_extent *f;
+
+	h->pext = malloc((m->nr_ext ? m->nr_ext : 1) * sizeof(*h->pext));
+	f = malloc((total ? total : 1) * sizeof(*f));
+	if (!h->pext || !f) {
+		free(f);
+		free(h->pext);
+		h->pext = NULL;
+		return EJ_NO_MEMORY;
+	}
+	memcpy(h->pext, m->ext, m->nr_ext * sizeof(*h->pext));
+	qsort(h->pext, m->nr_ext, sizeof(*h->pext), cmp_pblk);
+
+	memcpy(f, m->ext, m->nr_ext * sizeof(*f));
+	memcpy(f + m->nr_ext, m->meta, m->nr_meta * sizeof(*f));
+	qsort(f, total, sizeof(*f), cmp_pblk);
+	for (i = 0; i < total; i++) {
+		if (n && f[i].pblk <= f[n - 1].pblk + f[n - 1].len) {
+			unsigned long long end = f[i].pblk + f[i].len;
+
+			if (end > f[n - 1].pblk + f[n - 1].len)
+				f[n - 1].len = end - f[n - 1].pblk;
+			continue;
+		}
+		f[n++] = f[i];
+	}
+	h->ext = m->ext;
+	h->nr_ext = m->nr_ext;
+	h->mapped = m->next;
+	h->forbid = f;
+	h->nr_forbid = n;
+	m->ext = NULL;
+	return 0;
+}
+
+/* Map @inode as the journal; 0 when every block it needs is sane. */
+static errcode_t try_inode(struct ej_host *h, ext2_ino_t ino,
+			   struct ext2_inode *inode)
+{
+	struct map_ctx m = { .fs = h->fs };
+	unsigned long long size = EXT2_I_SIZE(inode);
+	errcode_t err;
+
+	if (!inode->i_links_count || !LINUX_S_ISREG(inode->i_mode) ||
+	    (inode->i_flags & (EXT4_ENCRYPT_FL | EXT4_INLINE_DATA_FL)))
+		return EJ_BAD_JOURNAL_INODE;
+	m.want = size / h->fs->blocksize;
+	if (m.want > 0xffffffffULL)
+		m.want = 0xffffffffULL;	/* journal blocks are 32-bit */
+	if (m.want < JBD2_MIN_JOURNAL_BLOCKS)
+		return EJ_JOURNAL_TOO_SMALL;
+	if (inode->i_flags & EXT4_EXTENTS_FL)
+		err = map_extents(&m, ino, inode);
+	else
+		err = map_indirect(&m, inode);
+	if (!err && m.next < m.want)
+		err = EJ_JOURNAL_TOO_SMALL;
+	if (!err)
+		err = install_map(h, &m);
+	free(m.ext);
+	free(m.meta);
+	return err;
+}
+
+static errcode_t open_internal(struct ej_host *h)
+{
+	ext2_filsys fs = h->fs;
+	struct ext2_super_block *sb = fs->super;
+	ext2_ino_t ino = sb->s_journal_inum;
+	struct ext2_inode inode;
+	errcode_t err;
+
+	h->info.ino = ino;
+	h->jio = fs->io;
+	if (!ino || ino > sb->s_inodes_count)
+		err = EXT2_ET_BAD_INODE_NUM;
+	else
+		err = ext2fs_read_inode(fs, ino, &inode);
+	if (!err)
+		err = try_inode(h, ino, &inode);
+	if (!err || sb->s_jnl_backup_type != EXT3_JNL_BACKUP_BLOCKS)
+		return err;
+
+	/* The inode is damaged; the superblock kept a copy of its map. */
+	memset(&inode, 0, sizeof(inode));
+	memcpy(inode.i_block, sb->s_jnl_blocks, sizeof(inode.i_block));
+	inode.i_size_high = sb->s_jnl_blocks[15];
+	inode.i_size = sb->s_jnl_blocks[16];
+	inode.i_links_count = 1;
+	inode.i_mode = LINUX_S_IFREG | 0600;
+	if (!ext2fs_extent_header_verify(inode.i_block,
+					 sizeof(inode.i_block)))
+		inode.i_flags |= EXT4_EXTENTS_FL;
+	if (!ino || ino > sb->s_inodes_count)
+		ino = EXT2_JOURNAL_INO;
+	if (try_inode(h, ino, &inode))
+		return err;	/* the inode's own problem says more */
+	h->info.from_backup = 1;
+	return 0;
+}
+
+static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
+{
+	ext2_filsys fs = h->fs;
+	unsigned int bs = fs->blocksize;
+	io_manager io = o->io ? o->io : unix_io_manager;
+	struct ext2_super_block *es;
+	unsigned long long count;
+	struct map_ctx m = { .fs = fs };
+	char *buf;
+	int flags = IO_FLAG_RW;
+	errcode_t err;
+
+	h->info.external = 1;
+	if (h->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN))
+		flags = 0;
+	err = io->open(o->ext_journal, flags, &h->jio);
+	if (err)
+		return err;
+	h->own_jio = 1;
+	err = io_channel_set_blksize(h->jio, bs);
+	if (err)
+		return err;
+
+	buf = malloc(bs);
+	if (!buf)
+		return EJ_NO_MEMORY;
+	/* the device's ext2 superblock sits at byte 1024, as on any ext2 */
+	err = io_channel_read_blk64(h->jio, SUPERBLOCK_OFFSET / bs, 1, buf);
+	if (err)
+		goto out;
+	es = (struct ext2_super_block *)(buf + SUPERBLOCK_OFFSET % bs);
+	if (es->s_magic != EXT2_SUPER_MAGIC ||
+	    !ext2fs_has_feature_journal_dev(es)) {
+		err = EJ_EXT_NOT_JOURNAL;
+		goto out;
+	}
+	if (es->s_log_block_size > 16 ||
+	    (EXT2_MIN_BLOCK_SIZE << es->s_log_block_size) != bs) {
+		err = EJ_EXT_BAD_SB;
+		goto out;
+	}
+	if (!(h->flags & EJ_OPEN_NO_CHECK) &&
+	    memcmp(fs->super->s_journal_uuid, zero_uuid, 16) &&
+	    memcmp(fs->super->s_journal_uuid, es->s_uuid, 16)) {
+		err = EJ_EXT_WRONG_FS;
+		goto out;
+	}
+	count = ext2fs_blocks_count(es);
+	if (count > 0xffffffffULL)
+		count = 0xffffffffULL;
+	h->info.sb_block = SUPERBLOCK_OFFSET / bs + 1;
+	if (count <= h->info.sb_block + 1) {
+		err = EJ_EXT_BAD_SB;
+		goto out;
+	}
+	/* the journal's block numbers are the device's */
+	m.want = count;
+	err = push(&m.ext, &m.nr_ext, &m.max_ext, 0, 0, count);
+	if (!err) {
+		m.next = count;
+		err = install_map(h, &m);
+	}
+	free(m.ext);
+	/* replay never writes the journal device: nothing to forbid */
+	free(h->forbid);
+	h->forbid = NULL;
+	h->nr_forbid = 0;
+out:
+	free(buf);
+	return err;
+}
+
+/* ------------------------------------------------- journal superblock */
+
+static void sb_brelse(struct buffer_head *bh)
+{
+}
+
+static struct buffer_head *sb_bread(struct block_device *bdev,
+				    unsigned long long block,
+				    unsigned int size, int *err)
+{
+	*err = -EINVAL;
+	return NULL;
+}
+
+static int sb_sync(struct block_device *bdev)
+{
+	return 0;
+}
+
+/* j_sb_buffer belongs to the journal: brelse() on it does nothing. */
+static const struct jbd2_bdev_ops sb_bdev_ops = {
+	.bread	= sb_bread,
+	.brelse	= sb_brelse,
+	.sync	= sb_sync,
+};
+
+/*
+ * Does the device's user list rule this filesystem out?  Only when it
+ * names other filesystems and not this one: e2fsck and Linux replay a
+ * device whose list is empty (debugfs-attached journals have none).
+ */
+static int users_exclude(const journal_superblock_t *jsb, const __u8 *uuid)
+{
+	unsigned int i, n = be32_to_cpu(jsb->s_nr_users);
+	int others = 0;
+
+	if (n > JBD2_USERS_MAX)
+		n = JBD2_USERS_MAX;
+	for (i = 0; i < n; i++) {
+		const __u8 *u = jsb->s_users + i * JBD2_UUID_BYTES;
+
+		if (!memcmp(u, uuid, JBD2_UUID_BYTES))
+			return 0;
+		if (memcmp(u, zero_uuid, JBD2_UUID_BYTES))
+			others = 1;
+	}
+	return others;
+}
+
+/* ej_jsb_check()'s findings -> the error that explains them best. */
+static errcode_t jsb_verdict(const struct ej_host *h,
+			     const journal_superblock_t *jsb,
+			     unsigned int problems)
+{
+	__u32 type = be32_to_cpu(jsb->s_header.h_blocktype);
+
+	if (problems & EJ_JSB_BAD_MAGIC) {
+		/* a magic with a type we never heard of: a newer format */
+		if (be32_to_cpu(jsb->s_header.h_magic) == JBD2_MAGIC_NUMBER &&
+		    type > JBD2_FC_BLOCK)
+			return EJ_UNSUPP_JSB_VERSION;
+		return EJ_BAD_JSB;
+	}
+	if (problems & (EJ_JSB_UNKNOWN_INCOMPAT | EJ_JSB_UNKNOWN_ROCOMPAT))
+		return EJ_UNSUPP_FEATURE;
+	if ((problems & EJ_JSB_BAD_MAXLEN) &&
+	    be32_to_cpu(jsb->s_maxlen) > h->mapped)
+		return EJ_JOURNAL_TOO_SMALL;
+	if (problems & ~(EJ_JSB_BAD_CSUM | EJ_JSB_V1_WITH_V2))
+		return EJ_BAD_JSB;
+	return 0;
+}
+
+/* Geometry recovery.c relies on, checked whatever ej_jsb_check() says. */
+static errcode_t jsb_geometry(const struct ej_host *h,
+			      const journal_superblock_t *jsb)
+{
+	unsigned long long maxlen = be32_to_cpu(jsb->s_maxlen);
+	unsigned long long first = be32_to_cpu(jsb->s_first);
+	unsigned long long start = be32_to_cpu(jsb->s_start);
+	/* the superblock's own block in the journal's numbering */
+	unsigned long long sb_lblk = h->info.external ? h->info.sb_block : 0;
+
+	if (maxlen > h->mapped)
+		return EJ_JOURNAL_TOO_SMALL;
+	/* the log must not cover the superblocks before it */
+	if (first <= sb_lblk || first >= maxlen)
+		return EJ_BAD_JSB;
+	if (start && (start < first || start >= maxlen))
+		return EJ_BAD_JSB;
+	return 0;
+}
+
+static errcode_t load_jsb(struct ej_host *h)
+{
+	journal_t *j = &h->journal;
+	struct ej_jsb_limits lim;
+	journal_superblock_t *jsb;
+	unsigned long long phys;
+	unsigned int problems = 0;
+	__u32 type;
+	errcode_t err;
+
+	if (!h->info.external) {
+		err = ej_glue_bmap(h, 0, &phys);
+		if (err)
+			return err;
+		h->info.sb_block = phys;
+	}
+	phys = h->info.sb_block;
+	h->sb_buf = malloc(h->fs->blocksize);
+	if (!h->sb_buf)
+		return EJ_NO_MEMORY;
+	err = io_channel_read_blk64(h->jio, phys, 1, h->sb_buf);
+	if (err)
+		return err;
+	jsb = (journal_superblock_t *)h->sb_buf;
+
+	lim.fs_blocksize = h->fs->blocksize;
+	lim.max_blocks = h->mapped;
+	err = ej_jsb_check(jsb, &lim, &problems);
+	if (err)
+		return err;
+	h->info.jsb_problems = problems;
+	h->info.nr_users = be32_to_cpu(jsb->s_nr_users);
+	if (!(h->flags & EJ_OPEN_NO_CHECK)) {
+		err = jsb_verdict(h, jsb, problems);
+		if (!err)
+			err = jsb_geometry(h, jsb);
+		if (!err && h->info.external &&
+		    users_exclude(jsb, h->fs->super->s_uuid))
+			err = EJ_EXT_WRONG_FS;
+		if (err)
+			return err;
+	}
+
+	type = be32_to_cpu(jsb->s_header.h_blocktype);
+	j->j_format_version = type == JBD2_SUPERBLOCK_V1 ? 1 : 2;
+	j->j_superblock = jsb;
+	h->sbdev.bd_ops = &sb_bdev_ops;
+	h->sbdev.bd_private = h;
+	h->sb_bh.b_bdev = &h->sbdev;
+	h->sb_bh.b_blocknr = phys;
+	h->sb_bh.b_size = h->fs->blocksize;
+	h->sb_bh.b_data = h->sb_buf;
+	j->j_sb_buffer = &h->sb_bh;
+
+	j->j_total_len = be32_to_cpu(jsb->s_maxlen);
+	if (j->j_total_len > h->mapped)
+		j->j_total_len = h->mapped;	/* only with NO_CHECK */
+	j->j_first = be32_to_cpu(jsb->s_first);
+	j->j_last = j->j_total_len;
+	if (jbd2_has_feature_fast_commit(j)) {
+		unsigned long nfc = be32_to_cpu(jsb->s_num_fc_blks);
+
+		if (!nfc)
+			nfc = JBD2_DEFAULT_FAST_COMMIT_BLOCKS;
+		if (nfc < j->j_total_len) {
+			j->j_last = j->j_total_len - nfc;
+			j->j_fc_first = j->j_last;
+			j->j_fc_last = j->j_total_len;
+		} else if (!(h->flags & EJ_OPEN_NO_CHECK)) {
+			return EJ_BAD_JSB;
+		}
+	}
+	j->j_tail = be32_to_cpu(jsb->s_start);
+	j->j_head = j->j_tail;
+	j->j_tail_sequence = be32_to_cpu(jsb->s_sequence);
+	j->j_transaction_sequence = j->j_tail_sequence;
+	h->start_tid = j->j_tail_sequence;
+	if (jbd2_journal_has_csum_v2or3(j))
+		j->j_csum_seed = ej_jsb_csum_seed(jsb);
+	if (problems & EJ_JSB_BAD_CSUM)
+		j->j_replay_corrupt |= JBD2_CORRUPT_SUPERBLOCK;
+	return 0;
+}
+
+/* ---------------------------------------------------------- the API */
+
+errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
+			  journal_t **ret)
+{
+	struct ext2_super_block *sb;
+	struct ej_host *h;
+	journal_t *j;
+	unsigned long hash;
+	errcode_t err;
+
+	if (!fs || !opts || !ret)
+		return EJ_BAD_ARG;
+	*ret = NULL;
+	if (opts->policy < JBD2_POLICY_REPLAY_ALL ||
+	    opts->policy > JBD2_POLICY_REFUSE)
+		return EJ_BAD_ARG;
+	sb = fs->super;
+	if (!opts->ext_journal) {
+		if (!ext2fs_has_feature_journal(sb) &&
+		    !ext2fs_has_feature_journal_needs_recovery(sb))
+			return EJ_NO_JOURNAL;
+		if (!sb->s_journal_inum) {
+			if (memcmp(sb->s_journal_uuid, zero_uuid, 16))
+				return EJ_EXT_JOURNAL_NEEDED;
+			return EJ_NO_JOURNAL;
+		}
+	}
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return EJ_NO_MEMORY;
+	j = &h->journal;
+	h->fs = fs;
+	h->flags = opts->flags;
+	h->info.fs_blocks = ext2fs_blocks_count(sb);
+	j->j_host = h;
+	j->j_host_ops = &ej_io_host_ops;
+	j->j_blocksize = fs->blocksize;
+	j->j_replay_policy = opts->policy;
+	h->jdev.bd_ops = &ej_jdev_ops;
+	h->jdev.bd_private = h;
+	h->fsdev.bd_ops = &ej_fsdev_ops;
+	h->fsdev.bd_private = h;
+	j->j_dev = &h->jdev;
+	j->j_fs_dev = &h->fsdev;
+	err = ej_report_init(&h->report);
+	if (err)
+		goto fail;
+	h->report.policy = opts->policy;
+	j->j_report = &h->report;
+
+	if (opts->ext_journal)
+		err = open_external(h, opts);
+	else
+		err = open_internal(h);
+	if (!err)
+		err = ej_glue_init(h);
+	if (!err)
+		err = load_jsb(h);
+	if (err)
+		goto fail;
+
+	hash = j->j_total_len;
+	if (hash > 0x7fffffffUL)
+		hash = 0x7fffffffUL;
+	if (jbd2_journal_init_revoke(j, (int)hash)) {
+		err = EJ_NO_MEMORY;
+		goto fail;
+	}
+	*ret = j;
+	return 0;
+fail:
+	ej_journal_close(j);
+	return err;
+}
+
+void ej_journal_close(journal_t *journal)
+{
+	struct ej_host *h;
+
+	if (!journal)
+		return;
+	h = ej_host_of(journal);
+	if (journal->j_revoke)
+		jbd2_journal_destroy_revoke(journal);
+	ej_glue_free(h);
+	ej_report_free(&h->report);
+	if (h->own_jio && h->jio)
+		io_channel_close(h->jio);
+	free(h->ext);
+	free(h->pext);
+	free(h->forbid);
+	free(h->sb_buf);
+	free(h);
+}
+
+const struct ej_journal_info *ej_journal_info(journal_t *journal)
+{
+	return journal ? &ej_host_of(journal)->info : NULL;
+}
+
+/* What recovery found so far, as the report shows it. */
+static unsigned int flagged(journal_t *j)
+{
+	struct ej_host *h = ej_host_of(j);
+	unsigned int c = j->j_replay_corrupt;
+
+	if (j->j_failed_commit)
+		c |= JBD2_CORRUPT_COMMIT_CSUM;
+	if (h->info.jsb_problems & EJ_JSB_BAD_CSUM)
+		c |= JBD2_CORRUPT_SUPERBLOCK;
+	return c;
+}
+
+struct ej_report *ej_journal_report(journal_t *journal)
+{
+	struct ej_host *h;
+
+	if (!journal)
+		return NULL;
+	h = ej_host_of(journal);
+	h->report.policy = journal->j_replay_policy;
+	h->report.corrupt |= flagged(journal);
+	h->report.start_tid = h->start_tid;
+	h->report.next_tid = journal->j_transaction_sequence;
+	return &h->report;
+}
+
+errcode_t ej_journal_read_block(journal_t *journal, unsigned long lblk,
+				void *buf)
+{
+	struct ej_host *h;
+	unsigned long long phys;
+	errcode_t err;
+
+	if (!journal || !buf)
+		return EJ_BAD_ARG;
+	h = ej_host_of(journal);
+	if (lblk >= journal->j_total_len)
+		return EJ_BLOCK_OUT_OF_RANGE;
+	err = ej_glue_bmap(h, lblk, &phys);
+	if (err)
+		return err;
+	return io_channel_read_blk64(h->jio, phys, 1, buf);
+}
+
+errcode_t ej_journal_write_sb(journal_t *journal)
+{
+	struct ej_host *h;
+	errcode_t err;
+
+	if (!journal)
+		return EJ_BAD_ARG;
+	h = ej_host_of(journal);
+	if (h->flags & EJ_OPEN_READONLY)
+		return EXT2_ET_RO_FILSYS;
+	if (h->flags & EJ_OPEN_DRY_RUN)
+		return 0;
+	if (jbd2_journal_has_csum_v2or3(journal))
+		ej_jsb_csum_set(journal->j_superblock);
+	err = io_channel_write_blk64(h->jio, h->info.sb_block, 1, h->sb_buf);
+	ej_glue_invalidate(h, h->info.sb_block);
+	if (!err)
+		err = io_channel_flush(h->jio);
+	return err;
+}
+
+/*
+ * Replay may have rewritten the filesystem superblock (ext4 logs it), so
+ * the copy libext2fs read at open is stale: reload it from disk before
+ * changing flags in it.
+ */
+static errcode_t reload_super(ext2_filsys fs)
+{
+	unsigned int bs = fs->blocksize;
+	struct ext2_super_block *es;
+	char *buf;
+	errcode_t err;
+
+	buf = malloc(bs);
+	if (!buf)
+		return EJ_NO_MEMORY;
+	err = io_channel_read_blk64(fs->io, SUPERBLOCK_OFFSET / bs, 1, buf);
+	if (err)
+		goto out;
+	es = (struct ext2_super_block *)(buf + SUPERBLOCK_OFFSET % bs);
+	if (es->s_magic != EXT2_SUPER_MAGIC) {
+		err = EXT2_ET_BAD_MAGIC;
+		goto out;
+	}
+	memcpy(fs->super, es, SUPERBLOCK_SIZE);
+	if (fs->orig_super)
+		memcpy(fs->orig_super, es, SUPERBLOCK_SIZE);
+out:
+	free(buf);
+	return err;
+}
+
+void ej_journal_set_recover_result(journal_t *journal, int err)
+{
+	if (journal)
+		ej_host_of(journal)->recover_err = err;
+}
+
+/*
+ * The group descriptors libext2fs holds may be stale after replay too:
+ * only the primary superblock is written here, and a caller that goes on
+ * using @fs's metadata should reopen it (as e2fsck does).
+ */
+errcode_t ej_journal_finish(journal_t *journal)
+{
+	journal_superblock_t *jsb;
+	struct ej_host *h;
+	ext2_filsys fs;
+	unsigned int bad;
+	int error_fs, not_valid = 0;
+	errcode_t err;
+
+	if (!journal)
+		return EJ_BAD_ARG;
+	h = ej_host_of(journal);
+	fs = h->fs;
+	ej_journal_report(journal);
+	if (h->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN))
+		return 0;
+
+	/* every replayed block on disk before the log is let go */
+	err = ej_glue_write_replayed(h);
+	if (!err)
+		err = io_channel_flush(fs->io);
+	if (err)
+		return err;
+
+	bad = flagged(journal);
+	jsb = journal->j_superblock;
+	/* an aborted journal (s_errno) means the fs had errors: keep that */
+	error_fs = jsb->s_errno != 0;
+	jsb->s_start = 0;
+	if (journal->j_replay_policy == JBD2_POLICY_STOP) {
+		/*
+		 * e2fsprogs 1.47: a failed commit becomes the error state and
+		 * s_errno is cleared; a recovery error leaves the sequence
+		 * where the log started and the filesystem not clean.  Tags
+		 * outside the filesystem, which it would have written, are
+		 * this policy's one difference and are flagged.
+		 */
+		if (journal->j_failed_commit ||
+		    (bad & JBD2_CORRUPT_OUT_OF_RANGE))
+			error_fs = 1;
+		jsb->s_errno = 0;
+		if (h->recover_err) {
+			jsb->s_sequence = cpu_to_be32(h->start_tid);
+			not_valid = 1;
+		} else {
+			jsb->s_sequence =
+				cpu_to_be32(journal->j_transaction_sequence);
+		}
+	} else {
+		if (bad)
+			error_fs = 1;
+		jsb->s_errno = bad ? cpu_to_be32((__u32)-EINVAL) : 0;
+		jsb->s_sequence = cpu_to_be32(journal->j_transaction_sequence);
+	}
+	err = ej_journal_write_sb(journal);
+	if (err)
+		return err;
+
+	err = reload_super(fs);
+	if (err)
+		return err;
+	ext2fs_clear_feature_journal_needs_recovery(fs->super);
+	if (error_fs)
+		fs->super->s_state |= EXT2_ERROR_FS;
+	if (not_valid)
+		fs->super->s_state &= ~EXT2_VALID_FS;
+	fs->flags |= EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
+	ext2fs_mark_super_dirty(fs);
+	return ext2fs_flush(fs);
+}

@@ -1,3 +1,749 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* placeholder: being written */
-#include "e2journal.h"
+/* SPDX-License-Identifier: LGPL-2.0 */
+/*
+ * report.c: what recovery decided, block by block, and the hooks through
+ * which recovery.c tells it.
+ *
+ * recovery.c calls the jbd2_recovery_*() hooks below; they record every
+ * transaction, logged block and revoke block in journal->j_report, apply
+ * a person's per-block overrides, keep the latest replayed version of
+ * each filesystem block in a hash map, and hand replayed blocks to the
+ * host.  The same file serves the io_channel host (jglue.c) and the
+ * in-memory one of the unit tests, so it does no I/O of its own.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "ej_int.h"
+
+#define EJ_NO_ENTRY	((size_t)-1)
+
+/* fs block -> index of its latest REPLAYED entry in r->blocks */
+struct ej_map_slot {
+	unsigned long long	fsblock;
+	size_t			idx;		/* EJ_NO_ENTRY: empty slot */
+};
+
+/* What hangs off ej_report.map. */
+struct ej_report_priv {
+	struct ej_map_slot	*slots;
+	size_t			cap;		/* power of two, or 0 */
+	size_t			used;
+	unsigned int		bits;
+
+	/* the caller's overrides, sorted for binary search */
+	struct ej_override	*ovr;
+	size_t			nr_ovr;
+	const struct ej_override *ovr_src;	/* what ovr was built from */
+	size_t			nr_ovr_src;
+};
+
+static const char *const verdict_names[JBD2_BLOCK_VERDICT_MAX] = {
+	[JBD2_BLOCK_REPLAYED]		= "replayed",
+	[JBD2_BLOCK_SUPERSEDED]		= "superseded",
+	[JBD2_BLOCK_REVOKED]		= "revoked",
+	[JBD2_BLOCK_BAD_CSUM]		= "bad_csum",
+	[JBD2_BLOCK_UNTRUSTED_DESC]	= "untrusted_desc",
+	[JBD2_BLOCK_OUT_OF_RANGE]	= "out_of_range",
+	[JBD2_BLOCK_ASYNC_TAIL]		= "async_tail",
+	[JBD2_BLOCK_NOT_REPLAYED]	= "not_replayed",
+	[JBD2_BLOCK_IO_ERROR]		= "io_error",
+	[JBD2_BLOCK_USER_SKIP]		= "user_skip",
+};
+
+static const char *const status_names[JBD2_COMMIT_STATUS_MAX] = {
+	[JBD2_COMMIT_OK]		= "ok",
+	[JBD2_COMMIT_BAD_CSUM]		= "bad_csum",
+	[JBD2_COMMIT_GARBLED]		= "garbled",
+	[JBD2_COMMIT_MISSING]		= "missing",
+	[JBD2_COMMIT_STALE]		= "stale",
+	[JBD2_COMMIT_ASYNC_TAIL]	= "async_tail",
+};
+
+static const struct {
+	unsigned int	bit;
+	const char	*name;
+} corrupt_names[] = {
+	{ JBD2_CORRUPT_COMMIT_CSUM,	"commit_csum" },
+	{ JBD2_CORRUPT_DATA_CSUM,	"data_csum" },
+	{ JBD2_CORRUPT_DESCR_CSUM,	"descr_csum" },
+	{ JBD2_CORRUPT_REVOKE_CSUM,	"revoke_csum" },
+	{ JBD2_CORRUPT_GARBLED,		"garbled" },
+	{ JBD2_CORRUPT_OUT_OF_RANGE,	"out_of_range" },
+	{ JBD2_CORRUPT_IO_ERROR,	"io_error" },
+	{ JBD2_CORRUPT_REVOKE_COUNT,	"revoke_count" },
+	{ JBD2_CORRUPT_SUPERBLOCK,	"superblock" },
+	{ JBD2_CORRUPT_LOOP,		"loop" },
+};
+
+#define NR_CORRUPT_NAMES (sizeof(corrupt_names) / sizeof(corrupt_names[0]))
+
+static const char *const policy_names[] = {
+	[JBD2_POLICY_REPLAY_ALL]	= "replay-all",
+	[JBD2_POLICY_STOP]		= "stop",
+	[JBD2_POLICY_REFUSE]		= "refuse",
+};
+
+const char *ej_verdict_name(unsigned int verdict)
+{
+	if (verdict >= JBD2_BLOCK_VERDICT_MAX)
+		return "unknown";
+	return verdict_names[verdict];
+}
+
+const char *ej_commit_status_name(unsigned int status)
+{
+	if (status >= JBD2_COMMIT_STATUS_MAX)
+		return "unknown";
+	return status_names[status];
+}
+
+const char *ej_policy_name(int policy)
+{
+	if (policy < 0 || policy > JBD2_POLICY_REFUSE)
+		return "unknown";
+	return policy_names[policy];
+}
+
+/* 0 and *policy set, or -1 when @name is not a policy. */
+int ej_policy_parse(const char *name, int *policy)
+{
+	int i;
+
+	if (!name || !policy)
+		return -1;
+	for (i = 0; i <= JBD2_POLICY_REFUSE; i++) {
+		if (!strcmp(name, policy_names[i])) {
+			*policy = i;
+			return 0;
+		}
+	}
+	/* the spelling -E options and JSON keys tend to use */
+	if (!strcmp(name, "replay_all")) {
+		*policy = JBD2_POLICY_REPLAY_ALL;
+		return 0;
+	}
+	return -1;
+}
+
+errcode_t ej_report_init(struct ej_report *r)
+{
+	if (!r)
+		return EJ_BAD_ARG;
+	memset(r, 0, sizeof(*r));
+	r->policy = JBD2_POLICY_REPLAY_ALL;
+	return 0;
+}
+
+static void priv_free(struct ej_report_priv *p)
+{
+	if (!p)
+		return;
+	free(p->slots);
+	free(p->ovr);
+	free(p);
+}
+
+void ej_report_free(struct ej_report *r)
+{
+	if (!r)
+		return;
+	free(r->txns);
+	free(r->blocks);
+	free(r->revokes);
+	priv_free(r->map);
+	r->txns = NULL;
+	r->blocks = NULL;
+	r->revokes = NULL;
+	r->map = NULL;
+	r->nr_txns = r->max_txns = 0;
+	r->nr_blocks = r->max_blocks = 0;
+	r->nr_revokes = r->max_revokes = 0;
+	memset(r->counts, 0, sizeof(r->counts));
+}
+
+static struct ej_report_priv *priv_get(struct ej_report *r)
+{
+	if (!r->map)
+		r->map = calloc(1, sizeof(struct ej_report_priv));
+	return r->map;
+}
+
+/* Grow *arr (of *max elements of @size bytes) to hold one more. */
+static int grow(void **arr, size_t *max, size_t nr, size_t size)
+{
+	size_t n;
+	void *p;
+
+	if (nr < *max)
+		return 0;
+	n = *max ? *max * 2 : 64;
+	if (n < *max || n > ((size_t)-1) / size)
+		return -ENOMEM;
+	p = realloc(*arr, n * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*max = n;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- map */
+
+static size_t map_hash(const struct ej_report_priv *p,
+		       unsigned long long fsblock)
+{
+	/* Fibonacci hashing: neighbouring blocks spread over the table. */
+	return (size_t)((fsblock * 0x9e3779b97f4a7c15ULL) >> (64 - p->bits));
+}
+
+static struct ej_map_slot *map_slot(struct ej_report_priv *p,
+				    unsigned long long fsblock)
+{
+	size_t i, mask = p->cap - 1;
+
+	for (i = map_hash(p, fsblock);; i = (i + 1) & mask) {
+		struct ej_map_slot *s = &p->slots[i];
+
+		if (s->idx == EJ_NO_ENTRY || s->fsblock == fsblock)
+			return s;
+	}
+}
+
+/* Make room for one more key: the table stays at most half full. */
+static int map_reserve(struct ej_report_priv *p)
+{
+	struct ej_map_slot *old = p->slots;
+	size_t i, old_cap = p->cap;
+	unsigned int bits;
+	size_t cap;
+
+	if (p->cap && (p->used + 1) * 2 <= p->cap)
+		return 0;
+	bits = p->cap ? p->bits + 1 : 10;
+	if (bits >= sizeof(size_t) * 8 - 5)
+		return -ENOMEM;
+	cap = (size_t)1 << bits;
+	p->slots = malloc(cap * sizeof(*p->slots));
+	if (!p->slots) {
+		p->slots = old;
+		return -ENOMEM;
+	}
+	for (i = 0; i < cap; i++)
+		p->slots[i].idx = EJ_NO_ENTRY;
+	p->cap = cap;
+	p->bits = bits;
+	for (i = 0; i < old_cap; i++) {
+		if (old[i].idx != EJ_NO_ENTRY)
+			*map_slot(p, old[i].fsblock) = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+static int final_cmp(const void *a, const void *b)
+{
+	const struct ej_final_block *x = a, *y = b;
+
+	if (x->fsblock != y->fsblock)
+		return x->fsblock < y->fsblock ? -1 : 1;
+	return 0;
+}
+
+errcode_t ej_report_final_blocks(const struct ej_report *r,
+				 struct ej_final_block **out, size_t *nr)
+{
+	const struct ej_report_priv *p;
+	struct ej_final_block *f = NULL;
+	size_t i, n = 0;
+
+	if (!r || !out || !nr)
+		return EJ_BAD_ARG;
+	*out = NULL;
+	*nr = 0;
+	p = r->map;
+	if (!p || !p->used)
+		return 0;
+	f = malloc(p->used * sizeof(*f));
+	if (!f)
+		return EJ_NO_MEMORY;
+	/* collect and sort: O(n log n) however sparse the block numbers */
+	for (i = 0; i < p->cap; i++) {
+		const struct ej_block_entry *e;
+
+		if (p->slots[i].idx == EJ_NO_ENTRY ||
+		    p->slots[i].idx >= r->nr_blocks)
+			continue;
+		e = &r->blocks[p->slots[i].idx];
+		if (e->verdict != JBD2_BLOCK_REPLAYED)
+			continue;
+		f[n].fsblock = e->fsblock;
+		f[n].jblock = e->jblock;
+		f[n].escape = !!(e->tag_flags & JBD2_FLAG_ESCAPE);
+		n++;
+	}
+	if (!n) {
+		free(f);
+		return 0;
+	}
+	qsort(f, n, sizeof(*f), final_cmp);
+	*out = f;
+	*nr = n;
+	return 0;
+}
+
+/* ---------------------------------------------------------- overrides */
+
+static int ovr_cmp(const void *a, const void *b)
+{
+	const struct ej_override *x = a, *y = b;
+
+	if (x->fsblock != y->fsblock)
+		return x->fsblock < y->fsblock ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->force != 0) - (y->force != 0);
+}
+
+/* Is there an override {tid, fsblock} with force == !!@force? */
+static int ovr_match(struct ej_report *r, __u32 tid,
+		     unsigned long long fsblock, int force)
+{
+	struct ej_report_priv *p;
+	struct ej_override key;
+	size_t lo, hi;
+
+	if (!r->overrides || !r->nr_overrides)
+		return 0;
+	p = priv_get(r);
+	if (!p)
+		return 0;
+	if (p->ovr_src != r->overrides || p->nr_ovr_src != r->nr_overrides) {
+		struct ej_override *o;
+
+		o = malloc(r->nr_overrides * sizeof(*o));
+		if (!o)
+			return 0;
+		memcpy(o, r->overrides, r->nr_overrides * sizeof(*o));
+		qsort(o, r->nr_overrides, sizeof(*o), ovr_cmp);
+		free(p->ovr);
+		p->ovr = o;
+		p->nr_ovr = r->nr_overrides;
+		p->ovr_src = r->overrides;
+		p->nr_ovr_src = r->nr_overrides;
+	}
+	key.fsblock = fsblock;
+	key.tid = tid;
+	key.force = !!force;
+	lo = 0;
+	hi = p->nr_ovr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = ovr_cmp(&p->ovr[mid], &key);
+
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Skipped blocks a person may still have written (never OUT_OF_RANGE). */
+static int forceable(int verdict)
+{
+	return verdict == JBD2_BLOCK_BAD_CSUM ||
+	       verdict == JBD2_BLOCK_UNTRUSTED_DESC ||
+	       verdict == JBD2_BLOCK_ASYNC_TAIL ||
+	       verdict == JBD2_BLOCK_NOT_REPLAYED;
+}
+
+/* --------------------------------------------------------------- hooks */
+
+int jbd2_recovery_block_ok(journal_t *journal, unsigned long long blocknr)
+{
+	if (!journal->j_host_ops || !journal->j_host_ops->block_ok)
+		return 0;
+	return journal->j_host_ops->block_ok(journal, blocknr) ? 1 : 0;
+}
+
+static int host_replay(journal_t *journal, struct buffer_head *obh,
+		       unsigned long long blocknr, int escape)
+{
+	if (!journal->j_host_ops || !journal->j_host_ops->replay)
+		return 0;
+	return journal->j_host_ops->replay(journal, obh, blocknr, escape);
+}
+
+int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
+			tid_t tid, unsigned long jblock,
+			unsigned long long blocknr, unsigned int tag_flags,
+			int verdict)
+{
+	struct ej_report *r = journal->j_report;
+	int escape = !!(tag_flags & JBD2_FLAG_ESCAPE);
+	struct ej_report_priv *p;
+	struct ej_map_slot *s;
+	struct ej_block_entry *e;
+	size_t idx;
+	int err;
+
+	if (verdict < 0 || verdict >= JBD2_BLOCK_VERDICT_MAX)
+		verdict = JBD2_BLOCK_NOT_REPLAYED;
+
+	if (verdict == JBD2_BLOCK_REPLAYED && r && r->upto_set &&
+	    tid_gt(tid, r->upto_tid))
+		verdict = JBD2_BLOCK_NOT_REPLAYED;
+	if (r && verdict == JBD2_BLOCK_REPLAYED &&
+	    ovr_match(r, tid, blocknr, 0))
+		verdict = JBD2_BLOCK_USER_SKIP;
+	else if (r && forceable(verdict) && obh &&
+		 ovr_match(r, tid, blocknr, 1))
+		verdict = JBD2_BLOCK_REPLAYED;
+
+	/*
+	 * recovery.c checks the range itself; this catches a forced block
+	 * and anything it missed, so that no host ever writes there.
+	 */
+	if (verdict == JBD2_BLOCK_REPLAYED &&
+	    !jbd2_recovery_block_ok(journal, blocknr)) {
+		verdict = JBD2_BLOCK_OUT_OF_RANGE;
+		if (r)
+			r->corrupt |= JBD2_CORRUPT_OUT_OF_RANGE;
+	}
+	if (verdict == JBD2_BLOCK_REPLAYED && !obh)
+		verdict = JBD2_BLOCK_IO_ERROR;
+
+	if (!r) {
+		if (verdict != JBD2_BLOCK_REPLAYED)
+			return 0;
+		return host_replay(journal, obh, blocknr, escape);
+	}
+
+	p = NULL;
+	if (verdict == JBD2_BLOCK_REPLAYED) {
+		p = priv_get(r);
+		if (!p || map_reserve(p))
+			return -ENOMEM;
+	}
+	if (grow((void **)&r->blocks, &r->max_blocks, r->nr_blocks,
+		 sizeof(*r->blocks)))
+		return -ENOMEM;
+	idx = r->nr_blocks++;
+	e = &r->blocks[idx];
+	e->tid = tid;
+	e->verdict = verdict;
+	e->tag_flags = tag_flags;
+	e->jblock = jblock;
+	e->fsblock = blocknr;
+	r->counts[verdict]++;
+	if (verdict != JBD2_BLOCK_REPLAYED)
+		return 0;
+
+	s = map_slot(p, blocknr);
+	if (s->idx == EJ_NO_ENTRY) {
+		p->used++;
+	} else if (s->idx < idx &&
+		   r->blocks[s->idx].verdict == JBD2_BLOCK_REPLAYED) {
+		r->blocks[s->idx].verdict = JBD2_BLOCK_SUPERSEDED;
+		r->counts[JBD2_BLOCK_REPLAYED]--;
+		r->counts[JBD2_BLOCK_SUPERSEDED]++;
+	}
+	s->fsblock = blocknr;
+	s->idx = idx;
+
+	err = host_replay(journal, obh, blocknr, escape);
+	return err > 0 ? -err : err;
+}
+
+void jbd2_recovery_txn(journal_t *journal, const struct jbd2_txn_info *ti)
+{
+	struct ej_report *r = journal->j_report;
+
+	if (!r || !ti)
+		return;
+	if (grow((void **)&r->txns, &r->max_txns, r->nr_txns,
+		 sizeof(*r->txns)))
+		return;
+	r->txns[r->nr_txns++] = *ti;
+}
+
+void jbd2_recovery_revoke_block(journal_t *journal, tid_t tid,
+				unsigned long jblock, unsigned int nr_records,
+				int csum_ok)
+{
+	struct ej_report *r = journal->j_report;
+	struct ej_revoke_entry *e;
+
+	if (!r)
+		return;
+	if (grow((void **)&r->revokes, &r->max_revokes, r->nr_revokes,
+		 sizeof(*r->revokes)))
+		return;
+	e = &r->revokes[r->nr_revokes++];
+	e->tid = tid;
+	e->jblock = jblock;
+	e->nr_records = nr_records;
+	e->csum_ok = !!csum_ok;
+}
+
+void jbd2_recovery_msg(journal_t *journal, const char *fmt, ...)
+{
+	struct ej_report *r = journal->j_report;
+	char buf[512], *line = buf;
+	va_list ap;
+	int n;
+
+	if (!r || !r->msg_fn || !fmt)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf)) {
+		line = malloc((size_t)n + 1);
+		if (line) {
+			va_start(ap, fmt);
+			vsnprintf(line, (size_t)n + 1, fmt, ap);
+			va_end(ap);
+		} else {
+			line = buf;	/* truncated beats nothing */
+		}
+	}
+	r->msg_fn(r->msg_arg, line);
+	if (line != buf)
+		free(line);
+}
+
+/* ---------------------------------------------------------- rendering */
+
+struct sbuf {
+	char	*s;
+	size_t	len, cap;
+	int	failed;
+};
+
+static __printf(2, 3) void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = 1;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += n;
+			return;
+		}
+		{
+			size_t cap = b->cap ? b->cap : 4096;
+			char *p;
+
+			while (cap - b->len <= (size_t)n)
+				cap *= 2;
+			p = realloc(b->s, cap);
+			if (!p) {
+				b->failed = 1;
+				return;
+			}
+			b->s = p;
+			b->cap = cap;
+		}
+	}
+}
+
+static errcode_t sb_finish(struct sbuf *b, char **out)
+{
+	if (!b->failed && !b->s)
+		sb_printf(b, "%s", "");
+	if (b->failed) {
+		free(b->s);
+		*out = NULL;
+		return EJ_NO_MEMORY;
+	}
+	*out = b->s;
+	return 0;
+}
+
+static const char *json_bool(int v)
+{
+	return v ? "true" : "false";
+}
+
+errcode_t ej_report_json(const struct ej_report *r, char **out)
+{
+	struct sbuf b = { 0 };
+	const char *sep;
+	size_t i;
+
+	if (!r || !out)
+		return EJ_BAD_ARG;
+
+	sb_printf(&b, "{\n  \"policy\": \"%s\",\n", ej_policy_name(r->policy));
+	sb_printf(&b, "  \"corrupt\": %s,\n  \"corrupt_reasons\": [",
+		  json_bool(r->corrupt != 0));
+	sep = "";
+	for (i = 0; i < NR_CORRUPT_NAMES; i++) {
+		if (r->corrupt & corrupt_names[i].bit) {
+			sb_printf(&b, "%s\"%s\"", sep, corrupt_names[i].name);
+			sep = ", ";
+		}
+	}
+	sb_printf(&b, "],\n  \"start_tid\": %u,\n  \"next_tid\": %u,\n",
+		  r->start_tid, r->next_tid);
+
+	sb_printf(&b, "  \"transactions\": [");
+	for (i = 0; i < r->nr_txns; i++) {
+		const struct jbd2_txn_info *t = &r->txns[i];
+
+		sb_printf(&b, "%s\n    {\"tid\": %u, \"first_block\": %lu, ",
+			  i ? "," : "", t->tid, t->first_block);
+		if (t->commit_block == ~0UL)
+			sb_printf(&b, "\"commit_block\": null, ");
+		else
+			sb_printf(&b, "\"commit_block\": %lu, ",
+				  t->commit_block);
+		sb_printf(&b, "\"blocks\": %u, \"descriptor_blocks\": %u, "
+			  "\"revoke_blocks\": %u, \"bad_descriptor_blocks\": %u, "
+			  "\"bad_revoke_blocks\": %u, \"status\": \"%s\", "
+			  "\"replayed\": %s, \"revokes_honoured\": %s, "
+			  "\"commit_sec\": %llu}",
+			  t->nr_blocks, t->nr_descr, t->nr_revoke,
+			  t->nr_bad_descr, t->nr_bad_revoke,
+			  ej_commit_status_name(t->status),
+			  json_bool(t->replay), json_bool(t->revokes),
+			  t->commit_sec);
+	}
+	sb_printf(&b, "%s],\n", r->nr_txns ? "\n  " : "");
+
+	sb_printf(&b, "  \"blocks\": [");
+	for (i = 0; i < r->nr_blocks; i++) {
+		const struct ej_block_entry *e = &r->blocks[i];
+
+		sb_printf(&b, "%s\n    {\"tid\": %u, \"journal_block\": %lu, "
+			  "\"fs_block\": %llu, \"verdict\": \"%s\", "
+			  "\"escaped\": %s}",
+			  i ? "," : "", e->tid, e->jblock, e->fsblock,
+			  ej_verdict_name(e->verdict),
+			  json_bool(e->tag_flags & JBD2_FLAG_ESCAPE));
+	}
+	sb_printf(&b, "%s],\n", r->nr_blocks ? "\n  " : "");
+
+	sb_printf(&b, "  \"revoke_blocks\": [");
+	for (i = 0; i < r->nr_revokes; i++) {
+		const struct ej_revoke_entry *e = &r->revokes[i];
+
+		sb_printf(&b, "%s\n    {\"tid\": %u, \"journal_block\": %lu, "
+			  "\"records\": %u, \"csum_ok\": %s}",
+			  i ? "," : "", e->tid, e->jblock, e->nr_records,
+			  json_bool(e->csum_ok));
+	}
+	sb_printf(&b, "%s],\n", r->nr_revokes ? "\n  " : "");
+
+	sb_printf(&b, "  \"counts\": {");
+	for (i = 0; i < JBD2_BLOCK_VERDICT_MAX; i++)
+		sb_printf(&b, "%s\"%s\": %lu", i ? ", " : "",
+			  verdict_names[i], r->counts[i]);
+	sb_printf(&b, "}\n}\n");
+	return sb_finish(&b, out);
+}
+
+errcode_t ej_report_text(const struct ej_report *r, int per_block,
+			 char **out)
+{
+	struct sbuf b = { 0 };
+	unsigned long records = 0, bad = 0;
+	const char *sep;
+	size_t i;
+
+	if (!r || !out)
+		return EJ_BAD_ARG;
+
+	sb_printf(&b, "Journal recovery (policy %s)\n",
+		  ej_policy_name(r->policy));
+	sb_printf(&b, "  log starts at transaction %u, next transaction %u\n",
+		  r->start_tid, r->next_tid);
+	sb_printf(&b, "  corruption: ");
+	if (!r->corrupt) {
+		sb_printf(&b, "none\n");
+	} else {
+		sep = "";
+		for (i = 0; i < NR_CORRUPT_NAMES; i++) {
+			if (r->corrupt & corrupt_names[i].bit) {
+				sb_printf(&b, "%s%s", sep,
+					  corrupt_names[i].name);
+				sep = ", ";
+			}
+		}
+		sb_printf(&b, "\n");
+	}
+
+	sb_printf(&b, "\nTransactions: %zu\n", r->nr_txns);
+	if (r->nr_txns)
+		sb_printf(&b, "  %10s %10s %10s %7s %-11s %-8s %s\n", "tid",
+			  "first", "commit", "blocks", "status", "replayed",
+			  "revokes");
+	for (i = 0; i < r->nr_txns; i++) {
+		const struct jbd2_txn_info *t = &r->txns[i];
+		char commit[24];
+
+		if (t->commit_block == ~0UL)
+			snprintf(commit, sizeof(commit), "-");
+		else
+			snprintf(commit, sizeof(commit), "%lu",
+				 t->commit_block);
+		sb_printf(&b, "  %10u %10lu %10s %7u %-11s %-8s %s\n", t->tid,
+			  t->first_block, commit, t->nr_blocks,
+			  ej_commit_status_name(t->status),
+			  t->replay ? "yes" : "no",
+			  t->revokes ? "honoured" : "ignored");
+	}
+
+	sb_printf(&b, "\nLogged blocks: %zu", r->nr_blocks);
+	sep = " (";
+	for (i = 0; i < JBD2_BLOCK_VERDICT_MAX; i++) {
+		if (!r->counts[i])
+			continue;
+		sb_printf(&b, "%s%s %lu", sep, verdict_names[i],
+			  r->counts[i]);
+		sep = ", ";
+	}
+	sb_printf(&b, "%s\n", *sep == ',' ? ")" : "");
+
+	for (i = 0; i < r->nr_revokes; i++) {
+		records += r->revokes[i].nr_records;
+		if (!r->revokes[i].csum_ok)
+			bad++;
+	}
+	sb_printf(&b, "Revoke blocks: %zu (%lu records", r->nr_revokes,
+		  records);
+	if (bad)
+		sb_printf(&b, ", %lu with a bad checksum", bad);
+	sb_printf(&b, ")\n");
+
+	if (per_block && r->nr_blocks) {
+		sb_printf(&b, "\n  %10s %12s %14s  %-15s %s\n", "tid",
+			  "jblock", "fsblock", "verdict", "flags");
+		for (i = 0; i < r->nr_blocks; i++) {
+			const struct ej_block_entry *e = &r->blocks[i];
+
+			sb_printf(&b, "  %10u %12lu %14llu  %-15s %s\n",
+				  e->tid, e->jblock, e->fsblock,
+				  ej_verdict_name(e->verdict),
+				  e->tag_flags & JBD2_FLAG_ESCAPE ?
+				  "escaped" : "");
+		}
+	}
+	return sb_finish(&b, out);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.0 */
+/*
+ * ej_int.h: what the library's own files share and callers never see.
+ *
+ * report.c exports the final version of each replayed block to the
+ * io_channel host (jglue.c), and jopen.c builds the host that jglue.c
+ * serves.  report.c must stay free of io_channel I/O: the unit tests link
+ * it with their in-memory host (tests/unit/memdev.c) instead.
+ */
+#ifndef E2JOURNAL_EJ_INT_H
+#define E2JOURNAL_EJ_INT_H
+
+#include "e2journal.h"
+
+/* ------------------------------------------------------------------ */
+/* report.c                                                            */
+
+/* The version of one fs block that replay must leave on disk. */
+struct ej_final_block {
+	unsigned long long	fsblock;
+	unsigned long		jblock;		/* logical journal block */
+	unsigned int		escape;		/* restore the magic */
+};
+
+/*
+ * Every fs block whose latest logged version is REPLAYED, sorted by fs
+ * block.  *out is malloc'ed (NULL when *nr is 0).
+ */
+errcode_t ej_report_final_blocks(const struct ej_report *r,
+				 struct ej_final_block **out, size_t *nr);
+
+/* ------------------------------------------------------------------ */
+/* jopen.c / jglue.c: the io_channel host                              */
+
+/* A run of journal blocks: logical lblk.. maps to physical pblk.. */
+struct ej_extent {
+	unsigned long long	lblk;
+	unsigned long long	pblk;
+	unsigned long long	len;
+};
+
+/* Read-ahead, control-block cache and deferred writes (jglue.c). */
+struct ej_glue;
+
+/* What the glue did, for tests and benchmarks. */
+struct ej_glue_stats {
+	unsigned long		reads;		/* io_channel reads (journal) */
+	unsigned long		blocks_read;
+	unsigned long		cache_hits;	/* control blocks from memory */
+	unsigned long		writes;		/* io_channel writes (replay) */
+	unsigned long		blocks_written;
+};
+
+struct ej_host {
+	journal_t		journal;	/* journal->j_host == this */
+	ext2_filsys		fs;
+	io_channel		jio;		/* fs->io, or the external one */
+	int			own_jio;
+	unsigned int		flags;		/* EJ_OPEN_* */
+	struct ej_journal_info	info;
+
+	/* journal blocks mapped by the journal inode or the device */
+	struct ej_extent	*ext;		/* sorted by lblk */
+	size_t			nr_ext;
+	struct ej_extent	*pext;		/* same, sorted by pblk */
+	unsigned long long	mapped;		/* logical blocks mapped */
+	/* physical ranges replay must never write (internal journal) */
+	struct ej_extent	*forbid;	/* sorted by pblk, merged */
+	size_t			nr_forbid;
+
+	struct block_device	jdev;
+	struct block_device	fsdev;
+	struct block_device	sbdev;		/* j_sb_buffer's: no I/O */
+	struct buffer_head	sb_bh;
+	__u32			start_tid;	/* s_sequence at open */
+	int			recover_err;	/* jbd2_journal_recover()'s */
+	char			*sb_buf;	/* j_blocksize bytes */
+	struct ej_report	report;
+	struct ej_glue		*glue;
+};
+
+static inline struct ej_host *ej_host_of(journal_t *journal)
+{
+	return (struct ej_host *)journal->j_host;
+}
+
+extern const struct jbd2_bdev_ops ej_jdev_ops;
+extern const struct jbd2_bdev_ops ej_fsdev_ops;
+extern const struct jbd2_host_ops ej_io_host_ops;
+
+errcode_t ej_glue_init(struct ej_host *h);
+void ej_glue_free(struct ej_host *h);
+/* Forget what the glue read from physical block @blk (it was rewritten). */
+void ej_glue_invalidate(struct ej_host *h, unsigned long long blk);
+/* Logical journal block -> physical; 0 or EJ_BLOCK_OUT_OF_RANGE. */
+errcode_t ej_glue_bmap(struct ej_host *h, unsigned long long lblk,
+		       unsigned long long *pblk);
+/* Write out what replay decided (once; no-op when nothing is pending). */
+errcode_t ej_glue_write_replayed(struct ej_host *h);
+void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st);
+
+#endif /* E2JOURNAL_EJ_INT_H */
