@@ -10,8 +10,10 @@
 #           "logdump -a", and the journal is replayed by e2journal and by
 #           e2fsprogs' e2fsck, whose results must be the same and match
 #           what the recipe logged;
-#   config  "kind=random|fuzz seed=S count=N": that many generated recipes
-#           (random), or damaged journals for "e2journal dump" (fuzz).
+#   config  "kind=random|fuzz|fuzz-replay seed=S count=N": that many
+#           generated recipes (random), or damaged journals for "e2journal
+#           dump" (fuzz) or "e2journal replay" under each policy
+#           (fuzz-replay).
 # A test reports results as lines "RESULT PASS|FAIL|SKIP name[: why]"; a
 # script that prints none passes with exit 0, is skipped with 77, and
 # fails otherwise.
@@ -159,7 +161,9 @@ for dir in "$top_srcdir"/tests/j_*/; do
 		seed=$(config_value "$dir/config" seed 1)
 		count=$(config_value "$dir/config" count 1)
 		case $kind in
-		fuzz)
+		fuzz|fuzz-replay)
+			target=dump
+			[ "$kind" = fuzz-replay ] && target=replay
 			vg=
 			if command -v valgrind >/dev/null 2>&1 &&
 			   [ "${EJ_VALGRIND:-1}" = 1 ]; then
@@ -169,8 +173,8 @@ for dir in "$top_srcdir"/tests/j_*/; do
 					vg="$top_builddir/libtool --mode=execute $vg"
 			fi
 			jgen fuzz --seed "$seed" --count "$count" \
-				--name "$name" --work "$tw" --valgrind "$vg" \
-				>"$out" 2>"$logf"
+				--target $target --name "$name" --work "$tw" \
+				--valgrind "$vg" >"$out" 2>"$logf"
 			;;
 		*)
 			jgen random --seed "$seed" --count "$count" \
