@@ -85,6 +85,14 @@ struct scan_state {
 
 static const __u8 zero_bytes[64];
 
+/* Raise the corruption flag for @why, remembering the first bad tid. */
+static void flag(journal_t *journal, unsigned int why, tid_t tid)
+{
+	if (!journal->j_replay_corrupt)
+		journal->j_replay_first_bad = tid;
+	journal->j_replay_corrupt |= why;
+}
+
 /* Tags of 10 and 14 bytes leave later fields unaligned: load bytewise. */
 static inline __u32 load_be32(const void *p)
 {
@@ -722,14 +730,14 @@ static int do_scan(journal_t *journal, struct recovery_info *info)
 		cond_resched();
 		if (ss.walked >= log_len(journal)) {
 			/* The log ran all the way round: it cannot be longer. */
-			journal->j_replay_corrupt |= JBD2_CORRUPT_LOOP;
+			flag(journal, JBD2_CORRUPT_LOOP, ss.tid);
 			break;
 		}
 		bh = jread(journal, ss.next, &err);
 		if (!bh) {
 			if (strict)
 				return err;
-			journal->j_replay_corrupt |= JBD2_CORRUPT_IO_ERROR;
+			flag(journal, JBD2_CORRUPT_IO_ERROR, ss.tid);
 			ret = scan_garbled(journal, info, &ss, true);
 			goto step;
 		}
@@ -854,13 +862,6 @@ static void decide(journal_t *journal, struct recovery_info *info)
 			journal->j_replay_first_bad = t->ti.tid;
 		journal->j_replay_corrupt |= flags;
 	}
-}
-
-static void flag(journal_t *journal, unsigned int why, tid_t tid)
-{
-	if (!journal->j_replay_corrupt)
-		journal->j_replay_first_bad = tid;
-	journal->j_replay_corrupt |= why;
 }
 
 /* Load the revoke records of one revoke block. */
