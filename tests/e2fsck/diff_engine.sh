@@ -10,23 +10,7 @@
 # Environment: top_srcdir, top_builddir (default: this tree), E2FSCK_REF
 # (default E2FSCK_ENGINE, else /sbin/e2fsck), MKE2FS, DEBUGFS, DUMPE2FS.
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-: "${top_srcdir:=$(cd "$HERE/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
-: "${E2FSCK_ENGINE:=/sbin/e2fsck}"
-: "${E2FSCK_REF:=$E2FSCK_ENGINE}"
-: "${MKE2FS:=/sbin/mke2fs}"
-: "${DEBUGFS:=/sbin/debugfs}"
-: "${DUMPE2FS:=/sbin/dumpe2fs}"
-OURS=$top_builddir/e2fsck/e2fsck
-POKE="python3 $HERE/jpoke.py"
-
-LC_ALL=C TZ=GMT0 E2FSCK_CONFIG=/dev/null BLKID_FILE=/dev/null
-E2FSPROGS_SKIP_PROGRESS=yes EXT2FS_NO_MTAB_OK=yes
-MKE2FS_CONFIG=$top_srcdir/tests/lib/mke2fs.conf
-export LC_ALL TZ E2FSCK_CONFIG BLKID_FILE E2FSPROGS_SKIP_PROGRESS \
-	EXT2FS_NO_MTAB_OK MKE2FS_CONFIG
-unset E2FSPROGS_FAKE_TIME SOURCE_DATE_EPOCH E2FSCK_TIME
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 KEEP=0
 if [ "${1:-}" = --keep ]; then
@@ -35,44 +19,8 @@ if [ "${1:-}" = --keep ]; then
 fi
 ONLY=("$@")
 
-if [ ! -x "$OURS" ]; then
-	echo "diff_engine.sh: $OURS not built" >&2
-	exit 77
-fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2fsck-diff.XXXXXX") || exit 99
 trap '[ $KEEP = 1 ] || rm -rf "$WORK"' EXIT
-
-# ---- image helpers (all act on $IMG) --------------------------------
-
-# mkfs FEATURES [BLOCKS [BS [JBLOCKS]]]
-mkfs() {
-	: >"$IMG"
-	"$MKE2FS" -q -F -o Linux -b "${3:-1024}" -O "$1" -J size="${4:-1}" \
-		-T ext4 "$IMG" "${2:-8192}" >/dev/null 2>&1
-}
-
-dfs() {
-	"$DEBUGFS" -w -f - "$IMG" >/dev/null 2>&1
-}
-
-bs() {
-	"$DUMPE2FS" -h "$IMG" 2>/dev/null | sed -n 's/^Block size: *//p'
-}
-
-# The journal superblock's physical block (internal journal).
-jsb_blk() {
-	"$DEBUGFS" -R "bmap <8> 0" "$IMG" 2>/dev/null
-}
-
-poke() {
-	$POKE "$IMG" "$(jsb_blk)" "$(bs)" "$@"
-}
-
-# txn [CSUM] BLOCKS: one committed transaction logging BLOCKS (zeroes),
-# written by debugfs; leaves needs_recovery set.
-txn() {
-	printf 'jo %s\njw -b %s /dev/zero\njc\n' "$1" "$2" | dfs
-}
 
 # ---- the cases ------------------------------------------------------
 # Each builds $IMG; MODES may be narrowed; JNL names an external journal.
@@ -219,28 +167,14 @@ build() {
 	commit_csum_bad_v3)
 		mkfs has_journal,metadata_csum
 		printf 'jo -c\njw -b 1500-1505 /dev/zero\njc\njo\njw -b 1506-1510 /dev/zero\njc\n' | dfs
-		# the second commit block: its checksum byte spoiled
-		local blk
-		blk=$("$DEBUGFS" -R "logdump" "$IMG" 2>/dev/null |
-			sed -n 's/.*sequence 3, type 2 (commit block) at block \([0-9]*\).*/\1/p')
-		blk=$("$DEBUGFS" -R "bmap <8> $blk" "$IMG" 2>/dev/null)
-		printf '\x55' | dd of="$IMG" bs=1 seek=$((blk * 1024 + 16)) \
-			conv=notrunc 2>/dev/null ;;
+		# the second commit block: its checksum spoiled
+		spoil "$(logged_at 2 2)" 16 ;;
 	backup_sb_recover)
 		mkfs has_journal,^metadata_csum,^64bit 32768
 		txn "" 1500-1510
 		MODES=("-fy -b 8193" "-fn -b 8193") ;;
 	ext_*)
-		JNL=$IMG.jnl
-		: >"$JNL"
-		"$MKE2FS" -q -F -o Linux -b 1024 -O journal_dev -T ext4 \
-			-U 1db3f677-6832-4adb-bafc-8e4059c30a34 "$JNL" 2048 \
-			>/dev/null 2>&1
-		mkfs ^has_journal,metadata_csum
-		printf '%s\n' "feature has_journal" "ssv journal_dev 0x9999" \
-			"ssv journal_uuid 1db3f677-6832-4adb-bafc-8e4059c30a34" |
-			dfs
-		printf 'jo -f %s\njw -b 1500-1510 /dev/zero\njc\n' "$JNL" | dfs
+		ext_journal metadata_csum
 		case $1 in
 		ext_bad_uuid)
 			echo "ssv journal_uuid 1db3f677-6832-4adb-bafc-8e4059c30a35" | dfs ;;
@@ -259,12 +193,7 @@ build() {
 		mkfs has_journal,metadata_csum
 		printf 'jo -c\njw -b 1500-1505 /dev/zero\njc\njo\njw -b 1506-1510 /dev/zero\njc\n' | dfs
 		# the second descriptor block: a tag byte spoiled
-		local blk
-		blk=$("$DEBUGFS" -R "logdump" "$IMG" 2>/dev/null |
-			sed -n 's/.*sequence 3, type 1 (descriptor block) at block \([0-9]*\).*/\1/p')
-		blk=$("$DEBUGFS" -R "bmap <8> $blk" "$IMG" 2>/dev/null)
-		printf '\x55' | dd of="$IMG" bs=1 seek=$((blk * 1024 + 13)) \
-			conv=notrunc 2>/dev/null ;;
+		spoil "$(logged_at 2 1)" 13 ;;
 	revoked_v3)
 		mkfs has_journal,metadata_csum
 		printf 'jo -c\njw -b 1500-1510 /dev/zero\njc\njo\njw -r 1503-1505\njc\n' | dfs ;;

@@ -1,0 +1,43 @@
+#!/bin/bash
+#
+# conformance.sh: e2fsprogs' journal tests (the shared conformance corpus)
+# against our e2fsck with -E journal_policy=stop, whose results must be
+# those of e2fsprogs 1.47.0: the runner's whole output is compared with
+# reference-1.47.0.txt (29 passed, 7 failed; the 7 failures come from
+# mke2fs and dumpe2fs 1.47.0, and their diffs must be the same too).
+#
+# Skipped (77) when the corpus is not there.  CONFORMANCE_DIR names it;
+# otherwise /work/shared/conformance or $top_srcdir/../shared/conformance.
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+: "${top_srcdir:=$(cd "$HERE/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+
+for d in "${CONFORMANCE_DIR:-}" /work/shared/conformance \
+	 "$top_srcdir/../shared/conformance"; do
+	if [ -n "$d" ] && [ -x "$d/run.sh" ] &&
+	   [ -f "$d/reference-1.47.0.txt" ]; then
+		CONF=$d
+		break
+	fi
+done
+if [ -z "${CONF:-}" ]; then
+	echo "conformance.sh: no conformance corpus here; skipped"
+	exit 77
+fi
+if [ ! -x "$top_builddir/e2fsck/e2fsck" ]; then
+	echo "conformance.sh: e2fsck/e2fsck not built" >&2
+	exit 99
+fi
+
+out=$(mktemp "${TMPDIR:-/tmp}/e2fsck-conf.XXXXXX") || exit 99
+trap 'rm -f "$out"' EXIT
+# run.sh resolves relative words from the caller's directory
+(cd "$top_builddir" &&
+ "$CONF/run.sh" --fsck './e2fsck/e2fsck -E journal_policy=stop') >"$out" 2>&1
+if diff -u "$CONF/reference-1.47.0.txt" "$out"; then
+	echo "conformance: $(tail -n 1 "$out"), as e2fsprogs 1.47.0"
+	exit 0
+fi
+echo "conformance: results differ from reference-1.47.0.txt (above)"
+exit 1

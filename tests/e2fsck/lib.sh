@@ -1,0 +1,94 @@
+# lib.sh: what the e2fsck tests share (sourced): the environment of
+# e2fsprogs' test suite, the programs, and helpers that build images.
+# Helpers act on $IMG.
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+: "${top_srcdir:=$(cd "$HERE/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${E2FSCK_ENGINE:=/sbin/e2fsck}"
+: "${E2FSCK_REF:=$E2FSCK_ENGINE}"
+: "${MKE2FS:=/sbin/mke2fs}"
+: "${DEBUGFS:=/sbin/debugfs}"
+: "${DUMPE2FS:=/sbin/dumpe2fs}"
+OURS=$top_builddir/e2fsck/e2fsck
+POKE="python3 $HERE/jpoke.py"
+
+LC_ALL=C TZ=GMT0 E2FSCK_CONFIG=/dev/null BLKID_FILE=/dev/null
+E2FSPROGS_SKIP_PROGRESS=yes EXT2FS_NO_MTAB_OK=yes
+MKE2FS_CONFIG=$top_srcdir/tests/lib/mke2fs.conf
+export LC_ALL TZ E2FSCK_CONFIG BLKID_FILE E2FSPROGS_SKIP_PROGRESS \
+	EXT2FS_NO_MTAB_OK MKE2FS_CONFIG
+unset E2FSPROGS_FAKE_TIME SOURCE_DATE_EPOCH E2FSCK_TIME
+
+if [ ! -x "$OURS" ]; then
+	echo "$(basename "$0"): $OURS not built" >&2
+	exit 99
+fi
+
+# mkfs FEATURES [BLOCKS [BS [JOURNAL_MB]]]
+mkfs() {
+	: >"$IMG"
+	"$MKE2FS" -q -F -o Linux -b "${3:-1024}" -O "$1" -J size="${4:-1}" \
+		-T ext4 "$IMG" "${2:-8192}" >/dev/null 2>&1
+}
+
+# debugfs -w, commands on stdin
+dfs() {
+	"$DEBUGFS" -w -f - "$IMG" >/dev/null 2>&1
+}
+
+bs() {
+	"$DUMPE2FS" -h "$IMG" 2>/dev/null | sed -n 's/^Block size: *//p'
+}
+
+# The physical block of logical journal block $1 (internal journal).
+jblk() {
+	"$DEBUGFS" -R "bmap <8> $1" "$IMG" 2>/dev/null
+}
+
+# poke FIELD=VALUE... [csum] [badcsum]: change the journal superblock.
+poke() {
+	$POKE "$IMG" "$(jblk 0)" "$(bs)" "$@"
+}
+
+# txn [CSUM] BLOCKS: one committed transaction logging BLOCKS (zeroes),
+# written by debugfs; leaves needs_recovery set.  Blocks 1500-1520 of the
+# default 8192-block filesystem are free and outside its journal.
+txn() {
+	printf 'jo %s\njw -b %s /dev/zero\njc\n' "$1" "$2" | dfs
+}
+
+# The journal block where logdump found transaction $1's block of type $2
+# (1 descriptor, 2 commit, 5 revoke).
+logged_at() {
+	"$DEBUGFS" -R "logdump" "$IMG" 2>/dev/null |
+		sed -n "s/.*sequence $1, type $2 ([a-z ]*) at block \([0-9]*\).*/\1/p" |
+		head -n 1
+}
+
+# spoil LBLK OFFSET: flip a byte of journal block LBLK.
+spoil() {
+	local p
+	if [ -z "$1" ]; then
+		echo "spoil: no such journal block" >&2
+		return 1
+	fi
+	p=$(jblk "$1")
+	printf '\x55' | dd of="$IMG" bs=1 seek=$((p * $(bs) + $2)) \
+		conv=notrunc 2>/dev/null
+}
+
+# ext_journal FSFEATURES: a journal device $IMG.jnl (fixed UUID) and a
+# filesystem $IMG attached to it as e2fsprogs' tests do it; then a
+# transaction in the external journal.
+EXT_UUID=1db3f677-6832-4adb-bafc-8e4059c30a34
+ext_journal() {
+	JNL=$IMG.jnl
+	: >"$JNL"
+	"$MKE2FS" -q -F -o Linux -b 1024 -O journal_dev -T ext4 \
+		-U "$EXT_UUID" "$JNL" 2048 >/dev/null 2>&1
+	mkfs "^has_journal,$1"
+	printf '%s\n' "feature has_journal" "ssv journal_dev 0x9999" \
+		"ssv journal_uuid $EXT_UUID" | dfs
+	printf 'jo -f %s\njw -b 1500-1510 /dev/zero\njc\n' "$JNL" | dfs
+}

@@ -1,0 +1,151 @@
+#!/bin/bash
+#
+# policy.sh: what our e2fsck does beyond e2fsprogs' e2fsck: the
+# journal_policy values replay-all and refuse on damaged journals, the
+# JSON report, the saved copy of the journal, fast commits left to the
+# engine, and our own -E keys on the command line.
+
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2fsck-policy.XXXXXX") || exit 99
+trap 'rm -rf "$WORK"' EXIT
+IMG=$WORK/img JNL=
+fails=0 checks=0
+
+fail() {
+	echo "FAIL $NAME: $*"
+	sed 's/^/    /' "$WORK/out" | head -30
+	fails=$((fails + 1))
+}
+
+# run OPTS...: our e2fsck on $IMG; output in $WORK/out, status in $RC.
+run() {
+	"$OURS" "$@" "$IMG" >"$WORK/out" 2>&1
+	RC=$?
+	checks=$((checks + 1))
+}
+
+expect_rc() {
+	[ "$RC" = "$1" ] || fail "exit $RC, expected $1"
+}
+
+expect_out() {
+	grep -q -e "$1" "$WORK/out" || fail "no \"$1\" in the output"
+}
+
+# block N of $IMG, as a hex digest
+block() {
+	dd if="$IMG" bs=1024 skip="$1" count=1 2>/dev/null | sha256sum
+}
+
+# Two transactions of recognisable data: 1 logs 1500-1505 from file A,
+# 2 logs 1506-1510 from file B.
+for c in a b; do
+	head -c 6144 /dev/zero | tr '\0' "$c" >"$WORK/$c"
+done
+two_txns() {
+	mkfs has_journal,metadata_csum
+	printf 'jo -c\njw -b 1500-1505 %s\njc\njo\njw -b 1506-1510 %s\njc\n' \
+		"$WORK/a" "$WORK/b" | dfs
+}
+A=$(head -c 1024 "$WORK/a" | sha256sum)
+B=$(head -c 1024 "$WORK/b" | sha256sum)
+ZERO=$(head -c 1024 /dev/zero | sha256sum)
+
+NAME="last commit damaged, replay-all"
+two_txns
+spoil "$(logged_at 2 2)" 16
+run -y -E journal_policy=replay-all
+expect_rc 1
+expect_out "journal transaction 2 was corrupt; replayed it"
+expect_out "Pass 1"
+[ "$(block 1508)" = "$B" ] || fail "transaction 2 not replayed"
+"$E2FSCK_REF" -fn "$IMG" >"$WORK/out" 2>&1 || fail "not clean afterwards"
+
+NAME="last commit damaged, stop"
+two_txns
+spoil "$(logged_at 2 2)" 16
+run -fy -E journal_policy=stop
+expect_rc 0
+expect_out "Journal transaction 2 was corrupt, replay was aborted."
+[ "$(block 1502)" = "$A" ] || fail "transaction 1 not replayed"
+[ "$(block 1508)" = "$ZERO" ] || fail "transaction 2 replayed"
+
+NAME="last commit damaged, refuse"
+two_txns
+spoil "$(logged_at 2 2)" 16
+before=$(sha256sum <"$IMG")
+run -fy -E journal_policy=refuse
+expect_rc 4
+expect_out "nothing replayed (journal_policy=refuse)"
+[ "$(sha256sum <"$IMG")" = "$before" ] || fail "image changed"
+
+NAME="data block damaged, replay-all"
+two_txns
+spoil $(($(logged_at 1 1) + 3)) 100
+run -fy -E journal_policy=replay-all,journal_report="$WORK/r.json"
+expect_rc 1
+expect_out "JBD2: Invalid checksum recovering data block"
+expect_out "skipped 1 bad block(s)"
+[ "$(block 1508)" = "$B" ] || fail "transaction 2 not replayed"
+[ "$(block 1502)" = "$ZERO" ] || fail "the damaged block was written"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$WORK/r.json" \
+	2>"$WORK/out" || fail "journal_report is not JSON"
+grep -q bad_csum "$WORK/r.json" || fail "journal_report has no bad_csum"
+
+NAME="healthy, replay-all"
+two_txns
+run -y
+expect_rc 0
+expect_out "recovering journal"
+[ "$(block 1508)" = "$B" ] && [ "$(block 1500)" = "$A" ] ||
+	fail "not replayed"
+
+NAME="journal_save"
+two_txns
+"$DEBUGFS" -R "dump <8> $WORK/jnl.debugfs" "$IMG" >/dev/null 2>&1
+run -fy -E journal_save="$WORK/jnl.saved"
+expect_rc 0
+cmp -s "$WORK/jnl.saved" "$WORK/jnl.debugfs" ||
+	fail "the saved journal differs from the journal before replay"
+
+NAME="fast commits left to the engine"
+for d in "${CONFORMANCE_DIR:-}" /work/shared/conformance \
+	 "$top_srcdir/../shared/conformance"; do
+	if [ -n "$d" ] && [ -f "$d/j_recover_fast_commit/image.gz" ]; then
+		gzip -dc "$d/j_recover_fast_commit/image.gz" >"$IMG"
+		run -fy
+		expect_rc 0
+		expect_out "holds fast commits; leaving its replay to"
+		expect_out "recovering journal"
+		break
+	fi
+done
+
+NAME="-E with our keys"
+two_txns
+run -fy -E journal_policy=sideways
+expect_rc 1
+expect_out "Invalid journal policy"
+expect_out "journal_policy=<replay-all, stop or refuse>"
+run -fy -E nonsense
+expect_rc 1
+expect_out "Unknown extended option: nonsense"
+expect_out "check_encoding"
+run -fy -E journal_report
+expect_rc 1
+# only the last -E counts, as in e2fsck: this one replays (default policy)
+spoil "$(logged_at 2 2)" 16
+run -fy -E journal_policy=refuse -E fragcheck
+expect_rc 1
+expect_out "replayed it"
+
+NAME="-V"
+"$OURS" -V >"$WORK/out" 2>&1
+RC=$?
+expect_rc 0
+expect_out "Using EXT2FS Library"
+expect_out "passes 1-5: "
+
+echo "$checks runs, $fails failures"
+[ $fails = 0 ]
