@@ -29,6 +29,9 @@ struct ej_final_block {
 errcode_t ej_report_final_blocks(const struct ej_report *r,
 				 struct ej_final_block **out, size_t *nr);
 
+/* The host wrote nothing after all: every replayed version is not. */
+void ej_report_unreplay(struct ej_report *r);
+
 /* ------------------------------------------------------------------ */
 /* jopen.c / jglue.c: the io_channel host                              */
 

@@ -606,6 +606,18 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 	return 0;
 }
 
+/*
+ * recovery.c starts from a clean slate of corruption flags, so it cannot
+ * see that the journal superblock failed its checksum when the journal
+ * was opened.  Under "refuse" that alone means nothing may be written;
+ * under "stop" e2fsprogs 1.47 resets such a journal without replaying it.
+ */
+static int skip_writes(struct ej_host *h)
+{
+	return h->journal.j_replay_policy != JBD2_POLICY_REPLAY_ALL &&
+	       (h->info.jsb_problems & EJ_JSB_BAD_CSUM);
+}
+
 errcode_t ej_glue_write_replayed(struct ej_host *h)
 {
 	struct ej_glue *g = h->glue;
@@ -615,6 +627,15 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	size_t n, i, batch;
 	errcode_t err;
 
+	if (g && skip_writes(h)) {
+		h->journal.j_replay_corrupt |= JBD2_CORRUPT_SUPERBLOCK;
+		if (g->dirty)
+			ej_report_unreplay(h->journal.j_report);
+		g->dirty = 0;
+		if (h->journal.j_replay_policy == JBD2_POLICY_REFUSE)
+			return EJ_REPLAY_REFUSED;
+		return 0;
+	}
 	if (!g || !g->dirty)
 		return 0;
 	if (h->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN)) {
@@ -685,6 +706,8 @@ static int fsdev_sync(struct block_device *bdev)
 	errcode_t err;
 
 	err = ej_glue_write_replayed(h);
+	if (err == EJ_REPLAY_REFUSED)
+		return -EFSCORRUPTED;
 	return err ? neg_errno(err) : 0;
 }
 

@@ -799,12 +799,15 @@ errcode_t ej_journal_finish(journal_t *journal)
 		 * s_errno is cleared; a recovery error leaves the sequence
 		 * where the log started and the filesystem not clean.  Tags
 		 * outside the filesystem, which it would have written, are
-		 * this policy's one difference and are flagged.
+		 * this policy's one difference and are flagged.  A superblock
+		 * that failed its checksum: reset, nothing replayed, not clean.
 		 */
 		if (journal->j_failed_commit ||
 		    (bad & JBD2_CORRUPT_OUT_OF_RANGE))
 			error_fs = 1;
 		jsb->s_errno = 0;
+		if (h->info.jsb_problems & EJ_JSB_BAD_CSUM)
+			not_valid = 1;	/* reset without replay (jglue.c) */
 		if (h->recover_err) {
 			jsb->s_sequence = cpu_to_be32(h->start_tid);
 			not_valid = 1;

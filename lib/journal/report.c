@@ -291,6 +291,33 @@ errcode_t ej_report_final_blocks(const struct ej_report *r,
 	return 0;
 }
 
+void ej_report_unreplay(struct ej_report *r)
+{
+	struct ej_report_priv *p;
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nr_blocks; i++) {
+		struct ej_block_entry *e = &r->blocks[i];
+
+		if (e->verdict != JBD2_BLOCK_REPLAYED &&
+		    e->verdict != JBD2_BLOCK_SUPERSEDED)
+			continue;
+		r->counts[e->verdict]--;
+		r->counts[JBD2_BLOCK_NOT_REPLAYED]++;
+		e->verdict = JBD2_BLOCK_NOT_REPLAYED;
+	}
+	for (i = 0; i < r->nr_txns; i++)
+		r->txns[i].replay = 0;
+	p = r->map;
+	if (p && p->cap) {
+		for (i = 0; i < p->cap; i++)
+			p->slots[i].idx = EJ_NO_ENTRY;
+		p->used = 0;
+	}
+}
+
 /* ---------------------------------------------------------- overrides */
 
 static int ovr_cmp(const void *a, const void *b)
