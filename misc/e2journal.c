@@ -248,14 +248,25 @@ int ej_cmd_replay(int argc, char **argv)
 	rc = jbd2_journal_recover(journal);
 	r = ej_journal_report(journal);
 	/*
-	 * -EFSCORRUPTED with corruption flagged: nothing was replayed (the
-	 * refuse policy, or a log that cannot be walked) and the journal is
-	 * left for a person to look at.  -EFSBADCRC: what "stop" replays
-	 * like e2fsprogs, checksum errors and all; the journal is then
-	 * reset, as e2fsck does.
+	 * Under "stop" e2fsprogs 1.47 resets the journal whatever recovery
+	 * returned (the replayed blocks are on disk first): say what it says
+	 * and go on.  Otherwise -EFSCORRUPTED with corruption flagged means
+	 * nothing was replayed (refuse, or a log that cannot be walked) and
+	 * the journal is left for a person to look at.
 	 */
-	refused = rc == -EFSCORRUPTED && r->corrupt;
-	if (rc && !refused && rc != -EFSBADCRC) {
+	refused = 0;
+	if (rc && opts.policy == JBD2_POLICY_STOP) {
+		if (rc == -EFSBADCRC)
+			fprintf(msg_out, "Journal checksum error found in %s\n",
+				image);
+		else if (rc == -EFSCORRUPTED)
+			fprintf(msg_out, "Journal corrupted in %s\n", image);
+		else
+			com_err(ej_prog, (errcode_t)-rc,
+				"while recovering the journal of %s", image);
+	} else if (rc == -EFSCORRUPTED && r->corrupt) {
+		refused = 1;
+	} else if (rc && rc != -EFSBADCRC) {
 		com_err(ej_prog, (errcode_t)-rc, "while recovering the journal "
 			"of %s", image);
 		goto out;
@@ -290,7 +301,7 @@ int ej_cmd_replay(int argc, char **argv)
 	r = ej_journal_report(journal);
 	if (dry_run)
 		fprintf(msg_out, "%s: dry run, nothing written\n", image);
-	ret = r->corrupt ? EJ_EXIT_FLAGGED : EJ_EXIT_OK;
+	ret = r->corrupt || rc ? EJ_EXIT_FLAGGED : EJ_EXIT_OK;
 out:
 	free(text);
 	if (journal)
