@@ -18,6 +18,10 @@
 
 #include "e2journal.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* fsck(8) exit codes. */
 #define FSCK_OK			0
 #define FSCK_NONDESTRUCT	1
@@ -41,12 +45,11 @@
 #define E2F_OPT_CONVERT_BMAP	0x0200
 
 /* ctx->flags: what the journal phase did. */
-#define E2F_FLAG_PROBLEMS_FIXED	0x0001	/* a question was answered yes */
+#define E2F_FLAG_PROBLEMS_FIXED	0x0001	/* a "yes" was answered */
 #define E2F_FLAG_BANNER		0x0002	/* our banner is out */
 #define E2F_FLAG_FORCE_ENGINE	0x0004	/* the engine must get -f */
-#define E2F_FLAG_YES_TO_ALL	0x0008	/* 'a' answered: the engine gets -y */
-#define E2F_FLAG_REPLAYED	0x0010	/* the journal was replayed by us */
-#define E2F_FLAG_FLAGGED	0x0020	/* the policy flagged corruption */
+#define E2F_FLAG_YES_TO_ALL	0x0008	/* 'a': the engine gets -y */
+#define E2F_FLAG_FLAGGED	0x0020	/* corruption flagged */
 #define E2F_FLAG_NO_ENGINE	0x0040	/* do not run the engine */
 
 /* What the journal phase decided about the device. */
@@ -55,14 +58,12 @@ enum e2f_journal_action {
 	E2F_JOURNAL_DONE,		/* we acted; now the engine */
 };
 
-typedef struct e2fsck_struct *e2fsck_t;
-
-struct e2fsck_struct {
-	const char	*program_name;	/* argv[0], kept for the engine */
+struct e2fsck_ctx {
+	const char	*program_name;	/* argv[0], the engine's too */
 	const char	*filesystem_name; /* the device as we open it */
-	char		*io_options;	/* after a '?' in the device name */
-	char		*device_name;	/* -N, the label, or the path */
-	const char	*device_arg;	/* the device as the user wrote it */
+	char		*io_options;	/* after '?' in the device */
+	char		*device_name;	/* -N, label, or path */
+	const char	*device_arg;	/* the device as written */
 	const char	*journal_name;	/* -j, resolved */
 	const char	*journal_arg;	/* -j as written */
 	const char	*undo_file;	/* -z */
@@ -93,19 +94,17 @@ struct e2fsck_struct {
 	 * only says where e2fsck's answers would lead, then, if that ends in
 	 * a replay (or a question only a person can answer), for real.
 	 */
-	int		dry;		/* rehearsal: print and write nothing */
-	int		dry_asked;	/* a question would go to the terminal */
+	int		dry;		/* rehearsal: no output/writes */
+	int		dry_asked;	/* a person would be asked */
 	int		dry_stop;	/* it would halt or abort */
 };
 
 /* unix.c */
-void e2fsck_banner(e2fsck_t ctx);
-__attribute__((noreturn)) void fatal_error(e2fsck_t ctx, const char *msg);
-__attribute__((noreturn)) void preenhalt(e2fsck_t ctx);
-void log_out(e2fsck_t ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void log_err(e2fsck_t ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void e2fsck_banner(struct e2fsck_ctx *ctx);
+_Noreturn void fatal_error(struct e2fsck_ctx *ctx, const char *msg);
+_Noreturn void preenhalt(struct e2fsck_ctx *ctx);
+__printf(2, 3) void log_out(struct e2fsck_ctx *ctx, const char *fmt, ...);
+__printf(2, 3) void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...);
 
 /* com_err(), after our banner (the engine's would otherwise come first) */
 #define e2f_com_err(ctx, ...)			\
@@ -115,6 +114,6 @@ void log_err(e2fsck_t ctx, const char *fmt, ...)
 	} while (0)
 
 /* journal.c */
-enum e2f_journal_action e2fsck_journal_phase(e2fsck_t ctx);
+enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx);
 
 #endif /* E2JOURNAL_E2FSCK_H */

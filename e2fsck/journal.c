@@ -38,17 +38,17 @@
 struct jcheck {
 	int			external;
 	ext2_ino_t		ino;
-	struct ext2_inode	inode;		/* as used: maybe the backup */
+	struct ext2_inode	inode;		/* maybe the backup's */
 	int			from_backup;
-	io_channel		io;		/* fs->io or the device's */
+	io_channel		io;		/* fs->io or its own */
 	int			own_io;
-	unsigned long long	sb_blk;		/* the jsb, in io's blocks */
+	unsigned long long	sb_blk;		/* the jsb, on io */
 	char			*buf;		/* the jsb block */
 	journal_superblock_t	*jsb;
 	unsigned long		total_len;
 	int			format;		/* 1 or 2 */
-	int			csum_bad;	/* tolerated by the policy */
-	unsigned long		fc_first;	/* fast-commit area, or 0 */
+	int			csum_bad;	/* the policy allows it */
+	unsigned long		fc_first;	/* fast commits, or 0 */
 };
 
 /* The backup journal inode stands in for the real one while checking. */
@@ -72,7 +72,7 @@ static void use_stashed_inode(ext2_filsys fs, ext2_ino_t ino,
 	fs->read_inode = inode ? stashed_read_inode : NULL;
 }
 
-static int writable(e2fsck_t ctx)
+static int writable(struct e2fsck_ctx *ctx)
 {
 	return !ctx->dry && !(ctx->options & E2F_OPT_READONLY);
 }
@@ -88,7 +88,7 @@ static int uuid_null(const __u8 *u)
 }
 
 /* Where the external journal is: -j, else udev's name for its UUID. */
-static const char *find_external(e2fsck_t ctx)
+static const char *find_external(struct e2fsck_ctx *ctx)
 {
 	static char path[64];
 	const __u8 *u = ctx->fs->super->s_journal_uuid;
@@ -126,7 +126,7 @@ static int note_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 }
 
 /* A journal inode fit to hold a journal, as e2fsck judges it. */
-static errcode_t check_inode(e2fsck_t ctx, struct jcheck *jc)
+static errcode_t check_inode(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	ext2_filsys fs = ctx->fs;
 	struct ext2_inode *in = &jc->inode;
@@ -145,7 +145,7 @@ static errcode_t check_inode(e2fsck_t ctx, struct jcheck *jc)
 	return 0;
 }
 
-static errcode_t get_internal(e2fsck_t ctx, struct jcheck *jc)
+static errcode_t get_internal(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	ext2_filsys fs = ctx->fs;
 	struct ext2_super_block *sb = fs->super;
@@ -201,7 +201,7 @@ static __u32 ext2_sb_csum(const struct ext2_super_block *es)
 				offsetof(struct ext2_super_block, s_checksum));
 }
 
-static errcode_t get_external(e2fsck_t ctx, struct jcheck *jc)
+static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	ext2_filsys fs = ctx->fs;
 	unsigned int bs = fs->blocksize;
@@ -271,7 +271,7 @@ static void put_journal(struct jcheck *jc)
 	memset(jc, 0, sizeof(*jc));
 }
 
-static errcode_t get_journal(e2fsck_t ctx, struct jcheck *jc)
+static errcode_t get_journal(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	errcode_t err;
 
@@ -305,7 +305,7 @@ static int has_incompat(struct jcheck *jc, __u32 mask)
 	       (be32_to_cpu(jc->jsb->s_feature_incompat) & mask);
 }
 
-static void clear_v2_fields(e2fsck_t ctx, struct jcheck *jc)
+static void clear_v2_fields(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	if (!fix_problem(ctx, PR_0_CLEAR_V2_JOURNAL, 0))
 		return;
@@ -313,7 +313,16 @@ static void clear_v2_fields(e2fsck_t ctx, struct jcheck *jc)
 	memset(jc->buf + V1_SB_SIZE, 0, ctx->fs->blocksize - V1_SB_SIZE);
 }
 
-static errcode_t load_journal(e2fsck_t ctx, struct jcheck *jc)
+/* A superblock e2fsck gives up on after saying why (@fmt takes the name). */
+static errcode_t corrupt_sb(struct e2fsck_ctx *ctx, const char *fmt)
+{
+	if (!ctx->dry)
+		e2f_com_err(ctx, ctx->program_name, EXT2_ET_CORRUPT_JOURNAL_SB,
+			    fmt, ctx->device_name);
+	return EXT2_ET_CORRUPT_JOURNAL_SB;
+}
+
+static errcode_t load_journal(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	journal_superblock_t *jsb = jc->jsb;
 	unsigned int bs = ctx->fs->blocksize;
@@ -385,34 +394,20 @@ static errcode_t load_journal(e2fsck_t ctx, struct jcheck *jc)
 		jc->csum_bad = bad_csum;
 	}
 
-	if (be32_to_cpu(jsb->s_blocksize) != bs) {
-		if (!ctx->dry)
-			e2f_com_err(ctx, ctx->program_name, EXT2_ET_CORRUPT_JOURNAL_SB,
-				"%s: no valid journal superblock found\n",
-				ctx->device_name);
-		return EXT2_ET_CORRUPT_JOURNAL_SB;
-	}
+	if (be32_to_cpu(jsb->s_blocksize) != bs)
+		return corrupt_sb(ctx, "%s: no valid journal superblock found\n");
 	maxlen = be32_to_cpu(jsb->s_maxlen);
-	if (maxlen < jc->total_len) {
+	if (maxlen < jc->total_len)
 		jc->total_len = maxlen;
-	} else if (maxlen > jc->total_len) {
-		if (!ctx->dry)
-			e2f_com_err(ctx, ctx->program_name, EXT2_ET_CORRUPT_JOURNAL_SB,
-				"%s: journal too short\n", ctx->device_name);
-		return EXT2_ET_CORRUPT_JOURNAL_SB;
-	}
+	else if (maxlen > jc->total_len)
+		return corrupt_sb(ctx, "%s: journal too short\n");
 	if (has_incompat(jc, JBD2_FEATURE_INCOMPAT_FAST_COMMIT)) {
 		nfc = be32_to_cpu(jsb->s_num_fc_blks);
 		if (!nfc)
 			nfc = JBD2_DEFAULT_FAST_COMMIT_BLOCKS;
-		if (maxlen - nfc < JBD2_MIN_JOURNAL_BLOCKS || nfc > maxlen) {
-			if (!ctx->dry)
-				e2f_com_err(ctx, ctx->program_name,
-					EXT2_ET_CORRUPT_JOURNAL_SB,
-					"%s: incorrect fast commit blocks\n",
-					ctx->device_name);
-			return EXT2_ET_CORRUPT_JOURNAL_SB;
-		}
+		if (maxlen - nfc < JBD2_MIN_JOURNAL_BLOCKS || nfc > maxlen)
+			return corrupt_sb(ctx,
+					  "%s: incorrect fast commit blocks\n");
 		jc->fc_first = maxlen - nfc + 1;
 	}
 	return 0;
@@ -422,8 +417,8 @@ static errcode_t load_journal(e2fsck_t ctx, struct jcheck *jc)
  * Let the journal go, writing its superblock back as e2fsck does unless
  * told to drop it: with the same sequence, and emptied if @reset.
  */
-static errcode_t release_journal(e2fsck_t ctx, struct jcheck *jc, int reset,
-				 int drop)
+static errcode_t release_journal(struct e2fsck_ctx *ctx, struct jcheck *jc,
+				 int reset, int drop)
 {
 	journal_superblock_t *jsb = jc->jsb;
 	errcode_t err = 0;
@@ -449,7 +444,7 @@ static errcode_t release_journal(e2fsck_t ctx, struct jcheck *jc, int reset,
 /* ------------------------------------------------------------------ */
 /* The checks (e2fsck's e2fsck_check_ext3_journal)                     */
 
-static void clear_recover(e2fsck_t ctx, int error)
+static void clear_recover(struct e2fsck_ctx *ctx, int error)
 {
 	struct ext2_super_block *sb = ctx->fs->super;
 
@@ -460,7 +455,7 @@ static void clear_recover(e2fsck_t ctx, int error)
 	ext2fs_mark_super_dirty(ctx->fs);
 }
 
-static errcode_t fix_bad_inode(e2fsck_t ctx)
+static errcode_t fix_bad_inode(struct e2fsck_ctx *ctx)
 {
 	struct ext2_super_block *sb = ctx->fs->super;
 	int recover = ext2fs_has_feature_journal_needs_recovery(sb);
@@ -490,7 +485,7 @@ static errcode_t fix_bad_inode(e2fsck_t ctx)
 	return 0;
 }
 
-static errcode_t fix_corrupt_super(e2fsck_t ctx)
+static errcode_t fix_corrupt_super(struct e2fsck_ctx *ctx)
 {
 	if (ext2fs_has_feature_journal(ctx->fs->super)) {
 		/*
@@ -509,13 +504,13 @@ static errcode_t fix_corrupt_super(e2fsck_t ctx)
 
 /* What the checks leave for the replay to know. */
 struct jstate {
-	int		loaded;		/* the journal loaded cleanly */
-	int		csum_bad;	/* ... with a bad superblock checksum */
-	int		fast_commits;	/* its fast-commit area is in use */
+	int		loaded;		/* the journal loaded */
+	int		csum_bad;	/* its superblock sum failed */
+	int		fast_commits;	/* it holds fast commits */
 	__u32		sequence;	/* s_sequence */
 };
 
-static int holds_fast_commits(e2fsck_t ctx, struct jcheck *jc)
+static int holds_fast_commits(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	unsigned long long pblk;
 	unsigned char *buf;
@@ -545,7 +540,7 @@ static int holds_fast_commits(e2fsck_t ctx, struct jcheck *jc)
 	return found;
 }
 
-static errcode_t check_journal(e2fsck_t ctx, struct jstate *st)
+static errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st)
 {
 	ext2_filsys fs = ctx->fs;
 	struct ext2_super_block *sb = fs->super;
@@ -666,8 +661,8 @@ static void recovery_msg(void *arg, const char *msg)
 	log_out(arg, "%s", msg);
 }
 
-static errcode_t open_library_journal(e2fsck_t ctx, unsigned int flags,
-				      journal_t **ret)
+static errcode_t open_library_journal(struct e2fsck_ctx *ctx,
+				      unsigned int flags, journal_t **ret)
 {
 	/*
 	 * The checks above are e2fsck's, and they have passed: the
@@ -696,7 +691,7 @@ static errcode_t open_library_journal(e2fsck_t ctx, unsigned int flags,
 	return 0;
 }
 
-static void write_report(e2fsck_t ctx, journal_t *j)
+static void write_report(struct e2fsck_ctx *ctx, journal_t *j)
 {
 	char *json = NULL;
 	errcode_t err;
@@ -722,7 +717,7 @@ static void write_report(e2fsck_t ctx, journal_t *j)
 }
 
 /* Copy the journal, block by block, as it is now. */
-static void save_journal(e2fsck_t ctx)
+static void save_journal(struct e2fsck_ctx *ctx)
 {
 	struct jcheck jc;
 	unsigned long i;
@@ -782,25 +777,27 @@ static const struct {
 } damage_words[] = {
 	{ JBD2_CORRUPT_COMMIT_CSUM,	"a commit block checksum failed" },
 	{ JBD2_CORRUPT_DATA_CSUM,	"a data block checksum failed" },
-	{ JBD2_CORRUPT_DESCR_CSUM,	"a descriptor block checksum failed" },
+	{ JBD2_CORRUPT_DESCR_CSUM,
+	  "a descriptor block checksum failed" },
 	{ JBD2_CORRUPT_REVOKE_CSUM,	"a revoke block checksum failed" },
 	{ JBD2_CORRUPT_GARBLED,		"a block header is garbled" },
 	{ JBD2_CORRUPT_OUT_OF_RANGE,
 	  "a block is logged for a place outside the filesystem" },
 	{ JBD2_CORRUPT_IO_ERROR,	"a journal block could not be read" },
-	{ JBD2_CORRUPT_REVOKE_COUNT,	"a revoke block overstates its size" },
+	{ JBD2_CORRUPT_REVOKE_COUNT,
+	  "a revoke block overstates its size" },
 	{ JBD2_CORRUPT_SUPERBLOCK,
 	  "the journal superblock checksum failed" },
 	{ JBD2_CORRUPT_LOOP,		"the log runs round onto itself" },
 };
 
-static void say_damage(e2fsck_t ctx, unsigned int bits)
+static void say_damage(struct e2fsck_ctx *ctx, unsigned int bits)
 {
 	const char *sep = "";
 	size_t i;
 
 	log_out(ctx, "%s: journal is damaged: ", ctx->device_name);
-	for (i = 0; i < sizeof(damage_words) / sizeof(damage_words[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(damage_words); i++) {
 		if (bits & damage_words[i].bit) {
 			log_out(ctx, "%s%s", sep, damage_words[i].words);
 			sep = "; ";
@@ -818,7 +815,7 @@ static unsigned long skipped_blocks(const struct ej_report *r)
 }
 
 /* replay-all: say in plain words what was replayed despite the damage. */
-static void say_replayed_anyway(e2fsck_t ctx, journal_t *j)
+static void say_replayed_anyway(struct e2fsck_ctx *ctx, journal_t *j)
 {
 	const struct ej_report *r = ej_journal_report(j);
 	tid_t bad = j->j_replay_first_bad;
@@ -842,7 +839,8 @@ static void say_replayed_anyway(e2fsck_t ctx, journal_t *j)
 		log_out(ctx,
 			"%s: journal transaction %u was corrupt; %s and %u later transaction(s), skipped %lu bad block(s); forcing a full check\n",
 			ctx->device_name, bad,
-			bad_replayed ? "replayed it" : "did not replay it, replayed",
+			bad_replayed ? "replayed it" :
+				       "did not replay it, replayed",
 			later, skipped_blocks(r));
 	else
 		log_out(ctx,
@@ -854,7 +852,7 @@ static void say_replayed_anyway(e2fsck_t ctx, journal_t *j)
  * -n: nothing is written, but say what the replay would do.  e2fsck then
  * skips the replay and checks the filesystem as it stands.
  */
-static void report_dry_run(e2fsck_t ctx, const struct jstate *st)
+static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 {
 	journal_t *j;
 	char *text = NULL;
@@ -889,7 +887,7 @@ static void report_dry_run(e2fsck_t ctx, const struct jstate *st)
 }
 
 /* Reopen the filesystem as the journal phase opened it. */
-static errcode_t open_fs(e2fsck_t ctx, int flags, io_manager io)
+static errcode_t open_fs(struct e2fsck_ctx *ctx, int flags, io_manager io)
 {
 	unsigned long bs = ctx->blocksize;
 	errcode_t err;
@@ -920,7 +918,7 @@ static errcode_t open_fs(e2fsck_t ctx, int flags, io_manager io)
 	return err;
 }
 
-static int fs_open_flags(e2fsck_t ctx)
+static int fs_open_flags(struct e2fsck_ctx *ctx)
 {
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_NOFREE_ON_ERROR;
 
@@ -934,7 +932,7 @@ static int fs_open_flags(e2fsck_t ctx)
  * starts over.  The replayed blocks may include the superblock, so the
  * filesystem is read afresh first.
  */
-static errcode_t after_replay(e2fsck_t ctx, io_manager io, int error)
+static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 {
 	struct ext2_super_block saved_sb;
 	unsigned int saved_opts;
@@ -947,11 +945,13 @@ static errcode_t after_replay(e2fsck_t ctx, io_manager io, int error)
 	ctx->fs = NULL;
 	err = open_fs(ctx, fs_open_flags(ctx), io);
 	if (err) {
-		e2f_com_err(ctx, ctx->program_name, err, "while trying to re-open %s",
-			ctx->device_name);
+		e2f_com_err(ctx, ctx->program_name, err,
+			    "while trying to re-open %s", ctx->device_name);
 		fatal_error(ctx, NULL);
 	}
 	clear_recover(ctx, error);
+	if (ctx->flags & E2F_FLAG_FLAGGED)
+		ctx->fs->super->s_state |= EXT2_ERROR_FS;
 
 	/*
 	 * e2fsck looks at the journal once more here, to turn a journal
@@ -993,7 +993,7 @@ static errcode_t after_replay(e2fsck_t ctx, io_manager io, int error)
 }
 
 /* e2fsck's e2fsck_run_ext3_journal, with the library's replay. */
-static void run_journal(e2fsck_t ctx, io_manager io)
+static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 {
 	struct jcheck jc;
 	journal_t *j = NULL;
@@ -1015,11 +1015,20 @@ static void run_journal(e2fsck_t ctx, io_manager io)
 		goto done;
 	}
 	oflags = 0;
+	/* refused whatever else it holds: nothing may be written */
 	if (ctx->policy == JBD2_POLICY_REFUSE && jc.csum_bad)
-		oflags = EJ_OPEN_DRY_RUN;	/* refused whatever else it holds */
+		oflags = EJ_OPEN_DRY_RUN;
 	put_journal(&jc);
 
 	err = open_library_journal(ctx, oflags, &j);
+	if (err && ctx->policy != JBD2_POLICY_STOP) {
+		/* better e2fsprogs' replay than none (e2fsck would drop it) */
+		e2f_com_err(ctx, ctx->program_name, err,
+			    "while opening the journal of %s; leaving its replay to %s",
+			    ctx->device_name, E2FSCK_ENGINE);
+		ext2fs_close_free(&ctx->fs);
+		return;
+	}
 	if (err)
 		goto done;
 	/*
@@ -1030,6 +1039,24 @@ static void run_journal(e2fsck_t ctx, io_manager io)
 	err = -ret;
 	bad = ej_journal_report(j)->corrupt;
 	write_report(ctx, j);
+
+	/*
+	 * Under replay-all and refuse a failure that is no verdict on the
+	 * journal (memory, I/O on the filesystem) leaves it for another
+	 * run: nothing is reset, nothing is checked.
+	 */
+	if (ret && ret != -EFSBADCRC && ret != -EFSCORRUPTED &&
+	    ctx->policy != JBD2_POLICY_STOP) {
+		e2f_com_err(ctx, ctx->program_name, err,
+			    "while recovering journal of %s; the journal is kept",
+			    ctx->device_name);
+		ej_journal_close(j);
+		ext2fs_free(ctx->fs);
+		ctx->fs = NULL;
+		ctx->exit_value |= FSCK_ERROR;
+		ctx->flags |= E2F_FLAG_NO_ENGINE;
+		return;
+	}
 
 	if (ctx->policy == JBD2_POLICY_REFUSE && bad) {
 		char *text = NULL;
@@ -1052,7 +1079,10 @@ static void run_journal(e2fsck_t ctx, io_manager io)
 	if (ctx->policy == JBD2_POLICY_STOP) {
 		journal_superblock_t *jsb = j->j_superblock;
 
-		/* e2fsck's own bookkeeping, bit for bit */
+		/*
+		 * e2fsck's own bookkeeping, bit for bit (it stores -EINVAL
+		 * unswapped; any non-zero s_errno means the same).
+		 */
 		if (!ret && j->j_failed_commit) {
 			fix_problem(ctx, PR_0_JNL_TXN_CORRUPT,
 				    j->j_failed_commit);
@@ -1069,10 +1099,12 @@ static void run_journal(e2fsck_t ctx, io_manager io)
 			err = -ret;
 		/* the rule that holds under every policy */
 		if (bad & JBD2_CORRUPT_OUT_OF_RANGE) {
+			struct ej_report *r = ej_journal_report(j);
+
 			log_out(ctx,
 				"%s: %lu logged block(s) name a place outside the filesystem or inside the journal; not written\n",
 				ctx->device_name,
-				ej_journal_report(j)->counts[JBD2_BLOCK_OUT_OF_RANGE]);
+				r->counts[JBD2_BLOCK_OUT_OF_RANGE]);
 			ctx->flags |= E2F_FLAG_FORCE_ENGINE | E2F_FLAG_FLAGGED;
 			ctx->exit_value |= FSCK_NONDESTRUCT;
 		}
@@ -1087,15 +1119,10 @@ static void run_journal(e2fsck_t ctx, io_manager io)
 			ctx->exit_value |= FSCK_NONDESTRUCT;
 		}
 	}
-	ctx->flags |= E2F_FLAG_REPLAYED;
-	ej_journal_close(j);
-	j = NULL;
 done:
 	if (j)
 		ej_journal_close(j);
 	after_replay(ctx, io, err != 0);
-	if ((ctx->flags & E2F_FLAG_FLAGGED) && !(ctx->flags & E2F_FLAG_NO_ENGINE))
-		ctx->flags |= E2F_FLAG_FORCE_ENGINE;
 
 	if (err == EFSBADCRC)
 		log_out(ctx, "Journal checksum error found in %s\n",
@@ -1110,7 +1137,7 @@ done:
 /* ------------------------------------------------------------------ */
 /* The phase                                                           */
 
-static void set_device_name(e2fsck_t ctx)
+static void set_device_name(struct e2fsck_ctx *ctx)
 {
 	struct ext2_super_block *sb = ctx->fs->super;
 	char *cp;
@@ -1128,7 +1155,7 @@ static void set_device_name(e2fsck_t ctx)
 			*cp = '_';
 }
 
-static io_manager setup_undo(e2fsck_t ctx)
+static io_manager setup_undo(struct e2fsck_ctx *ctx)
 {
 	io_manager io = unix_io_manager;
 	errcode_t err;
@@ -1149,10 +1176,11 @@ static io_manager setup_undo(e2fsck_t ctx)
 	return undo_io_manager;
 }
 
-enum e2f_journal_action e2fsck_journal_phase(e2fsck_t ctx)
+enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 {
 	struct jstate st;
-	int mount_flags = 0, flags;
+	int mount_flags = 0, usable;
+	unsigned int options;
 	io_manager io;
 	errcode_t err;
 
@@ -1184,17 +1212,17 @@ enum e2f_journal_action e2fsck_journal_phase(e2fsck_t ctx)
 	ctx->dry = 1;
 	ctx->dry_stop = 0;
 	ctx->dry_asked = 0;
-	flags = ctx->options;
+	options = ctx->options;
 	err = check_journal(ctx, &st);
-	ctx->options = flags;
+	ctx->options = options;
 	ctx->flags &= ~(E2F_FLAG_PROBLEMS_FIXED | E2F_FLAG_FORCE_ENGINE);
 	ctx->dry = 0;
+	usable = !err && !ctx->dry_stop && st.loaded;
 
-	if (err || ctx->dry_stop || !st.loaded) {
-		save_journal(ctx);
-		goto delegate;
-	}
+	/* before anyone (us or the engine) writes to the journal */
 	save_journal(ctx);
+	if (!usable)
+		goto delegate;
 	if (ctx->options & E2F_OPT_READONLY) {
 		if (ext2fs_has_feature_journal_needs_recovery(ctx->fs->super))
 			report_dry_run(ctx, &st);
@@ -1217,14 +1245,14 @@ enum e2f_journal_action e2fsck_journal_phase(e2fsck_t ctx)
 	io = setup_undo(ctx);
 	err = open_fs(ctx, fs_open_flags(ctx), io);
 	if (err) {
-		e2f_com_err(ctx, ctx->program_name, err, "while trying to open %s",
-			ctx->filesystem_name);
+		e2f_com_err(ctx, ctx->program_name, err,
+			    "while trying to open %s", ctx->filesystem_name);
 		fatal_error(ctx, NULL);
 	}
 	err = check_journal(ctx, &st);
 	if (err) {
-		e2f_com_err(ctx, ctx->program_name, err, "while checking journal for %s",
-			ctx->device_name);
+		e2f_com_err(ctx, ctx->program_name, err,
+			    "while checking journal for %s", ctx->device_name);
 		fatal_error(ctx, "Cannot proceed with file system check");
 	}
 	if (ext2fs_has_feature_journal_needs_recovery(ctx->fs->super)) {

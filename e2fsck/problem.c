@@ -51,7 +51,7 @@ static const char *const preen_word[] = {
 #define PR_PREEN_OK	0x0001	/* preen mode may fix it */
 #define PR_NO_OK	0x0002	/* answering no leaves the fs valid */
 #define PR_FATAL	0x0004	/* e2fsck cannot go on */
-#define PR_PREEN_NOMSG	0x0008	/* preen mode says nothing about it */
+#define PR_PREEN_NOMSG	0x0008	/* preen mode keeps quiet */
 /* e2journal: a person's answer may lead to a replay (journal.c) */
 #define PR_DECIDES	0x0100
 
@@ -127,7 +127,7 @@ static const struct problem *find_problem(int code)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(problems) / sizeof(problems[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(problems); i++)
 		if (problems[i].code == code)
 			return &problems[i];
 	return NULL;
@@ -150,7 +150,7 @@ static int read_key(void)
  * question (the engine then gets -y), Enter, space or Escape the default,
  * ^C cancels (no).
  */
-static int ask_yn(e2fsck_t ctx, const char *question, int def)
+static int ask_yn(struct e2fsck_ctx *ctx, const char *question, int def)
 {
 	struct termios saved, raw;
 	int have_tty = !tcgetattr(0, &saved);
@@ -202,7 +202,7 @@ static int ask_yn(e2fsck_t ctx, const char *question, int def)
 	return answer;
 }
 
-static int ask(e2fsck_t ctx, const char *question, int def)
+static int ask(struct e2fsck_ctx *ctx, const char *question, int def)
 {
 	if (ctx->options & E2F_OPT_NO) {
 		log_out(ctx, "%s? no\n\n", question);
@@ -220,7 +220,7 @@ static int ask(e2fsck_t ctx, const char *question, int def)
 }
 
 /* The rehearsal: the answer the mode gives, and whether it would stop. */
-static int rehearse(e2fsck_t ctx, const struct problem *p, int def)
+static int rehearse(struct e2fsck_ctx *ctx, const struct problem *p, int def)
 {
 	int preen = ctx->options & E2F_OPT_PREEN;
 
@@ -242,7 +242,7 @@ static int rehearse(e2fsck_t ctx, const struct problem *p, int def)
 	return def;
 }
 
-int fix_problem(e2fsck_t ctx, int code, unsigned long long arg)
+int fix_problem(struct e2fsck_ctx *ctx, int code, unsigned long long arg)
 {
 	const struct problem *p = find_problem(code);
 	int preen = ctx->options & E2F_OPT_PREEN;

@@ -36,6 +36,6 @@
  * phase's rehearsal (ctx->dry) nothing is printed and the answer is the
  * one the mode would give.
  */
-int fix_problem(e2fsck_t ctx, int code, unsigned long long arg);
+int fix_problem(struct e2fsck_ctx *ctx, int code, unsigned long long arg);
 
 #endif /* E2JOURNAL_PROBLEM_H */

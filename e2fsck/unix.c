@@ -34,10 +34,9 @@
 /*
  * configure refuses an engine that carries this string, and so do we at
  * run time: it is how a copy of ourselves is recognised, whatever it is
- * called.  It must stay in the binary.
+ * called.  Looking for it in the engine keeps it in our own binary.
  */
-static const char engine_marker[] __attribute__((used)) =
-	"e2journal_engine_marker";
+static const char engine_marker[] = "e2journal_engine_marker";
 
 static const char getopt_string[] =
 	"panyrcC:B:dE:fvtFVM:b:I:j:P:l:L:N:SsDkz:";
@@ -51,7 +50,7 @@ static const char getopt_string[] =
  * when the journal phase has nothing to say the engine's own banner is
  * the only one; once ours is out, the engine's is filtered away.
  */
-void e2fsck_banner(e2fsck_t ctx)
+void e2fsck_banner(struct e2fsck_ctx *ctx)
 {
 	const char *ver, *date;
 
@@ -64,7 +63,7 @@ void e2fsck_banner(e2fsck_t ctx)
 	fprintf(stderr, "e2fsck %s (%s)\n", ver, date);
 }
 
-void log_out(e2fsck_t ctx, const char *fmt, ...)
+void log_out(struct e2fsck_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -74,7 +73,7 @@ void log_out(e2fsck_t ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_err(e2fsck_t ctx, const char *fmt, ...)
+void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -88,7 +87,7 @@ void log_err(e2fsck_t ctx, const char *fmt, ...)
  * As e2fsck's: say whether the filesystem was changed and whether it
  * still has errors, and exit 8 plus those bits.
  */
-void fatal_error(e2fsck_t ctx, const char *msg)
+_Noreturn void fatal_error(struct e2fsck_ctx *ctx, const char *msg)
 {
 	ext2_filsys fs = ctx->fs;
 	int exit_value = FSCK_ERROR;
@@ -116,7 +115,7 @@ void fatal_error(e2fsck_t ctx, const char *msg)
 }
 
 /* Preen mode met something it may not fix alone: e2fsck's words, exit 4. */
-void preenhalt(e2fsck_t ctx)
+_Noreturn void preenhalt(struct e2fsck_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
 
@@ -137,9 +136,8 @@ void preenhalt(e2fsck_t ctx)
 /* Does the file at @path carry our marker (is it one of us)? */
 static int carries_marker(const char *path)
 {
-	static const char needle[] = "e2journal_engine_marker";
-	size_t n = sizeof(needle) - 1, keep = 0;
-	char buf[65536 + sizeof(needle)];
+	size_t n = sizeof(engine_marker) - 1, keep = 0;
+	char buf[65536 + sizeof(engine_marker)];
 	int fd, found = 0;
 	ssize_t got;
 
@@ -149,7 +147,7 @@ static int carries_marker(const char *path)
 	while (!found && (got = read(fd, buf + keep, 65536)) > 0) {
 		size_t len = keep + got;
 
-		found = memmem(buf, len, needle, n) != NULL;
+		found = memmem(buf, len, engine_marker, n) != NULL;
 		keep = len < n - 1 ? len : n - 1;
 		memmove(buf, buf + len - keep, keep);
 	}
@@ -174,7 +172,7 @@ static const char *engine_refused(void)
 	return NULL;
 }
 
-static void check_engine(e2fsck_t ctx)
+static void check_engine(struct e2fsck_ctx *ctx)
 {
 	const char *why = engine_refused();
 
@@ -187,7 +185,7 @@ static void check_engine(e2fsck_t ctx)
 }
 
 /* Hand the whole run to the engine: it prints and returns everything. */
-static void __attribute__((noreturn)) exec_engine(e2fsck_t ctx, char **argv)
+static _Noreturn void exec_engine(struct e2fsck_ctx *ctx, char **argv)
 {
 	check_engine(ctx);
 	fflush(NULL);
@@ -202,19 +200,19 @@ static void __attribute__((noreturn)) exec_engine(e2fsck_t ctx, char **argv)
  * ours came first) and whether it reported a modified filesystem.
  */
 struct relay {
-	int		in;		/* pipe from the engine, -1 at EOF */
+	int		in;		/* from the engine; -1: EOF */
 	int		out;		/* where it goes */
-	int		drop_banner;	/* first line still to be judged */
+	int		drop_banner;	/* first line not judged yet */
 	char		line[256];	/* the first line, while judged */
 	size_t		line_len;
-	int		watch;		/* look for the "MODIFIED" line */
+	int		watch;		/* look for "MODIFIED" */
 	char		tail[64];	/* last bytes seen, across reads */
 	size_t		tail_len;
 };
 
 static const char modified_msg[] = "***** FILE SYSTEM WAS MODIFIED *****";
 static int engine_said_modified;
-static volatile pid_t engine_pid;
+static pid_t engine_pid;	/* read by forward_signal() */
 
 static void write_all(int fd, const char *buf, size_t len)
 {
@@ -306,7 +304,7 @@ static int same_file(int a, int b)
  * terminal on stdout stays the child's own: e2fsck asks questions only
  * when stdin and stdout are terminals.
  */
-static int run_engine_relayed(e2fsck_t ctx, char **argv)
+static int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv)
 {
 	struct relay rel[2];
 	int nrel = 0, merged, out_is_tty = isatty(1);
@@ -353,7 +351,7 @@ static int run_engine_relayed(e2fsck_t ctx, char **argv)
 	sigaction(SIGQUIT, &sa, &old_quit);
 	sa.sa_handler = forward_signal;
 	sa.sa_flags = SA_RESTART;
-	for (i = 0; i < (int)(sizeof(sigs) / sizeof(sigs[0])); i++)
+	for (i = 0; i < (int)ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, NULL);
 
 	memset(rel, 0, sizeof(rel));
@@ -422,7 +420,7 @@ static int run_engine_relayed(e2fsck_t ctx, char **argv)
 /* ------------------------------------------------------------------ */
 /* The command line                                                    */
 
-static void usage(e2fsck_t ctx)
+static void usage(struct e2fsck_ctx *ctx)
 {
 	fprintf(stderr,
 		"Usage: %s [-panyrcdfktvDFV] [-b superblock] [-B blocksize]\n"
@@ -463,7 +461,7 @@ static void extended_usage(void)
 	fputs("\nExtended options are separated by commas, and may take an argument which\n"
 	      "is set off by an equals ('=') sign.  Valid extended options are:\n\n",
 	      stderr);
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		fprintf(stderr, "\t%s\n", keys[i]);
 	fputc('\n', stderr);
 	exit(1);
@@ -486,7 +484,7 @@ static char *xstrdup(const char *s)
 }
 
 /* Append "key[=arg]" to the engine's -E string. */
-static void engine_key(e2fsck_t ctx, const char *key, const char *arg)
+static void engine_key(struct e2fsck_ctx *ctx, const char *key, const char *arg)
 {
 	size_t old = ctx->engine_extended ? strlen(ctx->engine_extended) : 0;
 	size_t len = old + strlen(key) + (arg ? strlen(arg) + 1 : 0) + 2;
@@ -503,7 +501,7 @@ static void engine_key(e2fsck_t ctx, const char *key, const char *arg)
  * after the journal phase has run).  e2fsck's own keys are kept for the
  * engine; ours are taken out.
  */
-static void parse_extended_opts(e2fsck_t ctx, const char *opts)
+static void parse_extended_opts(struct e2fsck_ctx *ctx, const char *opts)
 {
 	static const char *const plain[] = {
 		"fragcheck", "discard", "nodiscard", "optimize_extents",
@@ -585,10 +583,10 @@ static void parse_extended_opts(e2fsck_t ctx, const char *opts)
 		} else if (!strcmp(token, "unshare_blocks")) {
 			ctx->options |= E2F_OPT_FORCE;
 		} else {
-			for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+			for (i = 0; i < ARRAY_SIZE(plain); i++)
 				if (!strcmp(token, plain[i]))
 					break;
-			if (i == sizeof(plain) / sizeof(plain[0])) {
+			if (i == ARRAY_SIZE(plain)) {
 				fprintf(stderr,
 					"Unknown extended option: %s\n",
 					token);
@@ -622,7 +620,7 @@ static char *resolve_devname(const char *name)
 	const char *val;
 	size_t i, n;
 
-	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(tags); i++) {
 		n = strlen(tags[i].tag);
 		if (strncmp(name, tags[i].tag, n))
 			continue;
@@ -640,8 +638,8 @@ static char *resolve_devname(const char *name)
 }
 
 /* What the engine gets: the user's options minus -E, then ours. */
-static void build_engine_argv(e2fsck_t ctx, int nopts, char *const *optc,
-			      char *const *optv)
+static void build_engine_argv(struct e2fsck_ctx *ctx, int nopts,
+			      char *const *optc, char *const *optv)
 {
 	int i, n = 0, max = 2 * nopts + 8;
 	char **v = xmalloc(max * sizeof(char *));
@@ -662,7 +660,7 @@ static void build_engine_argv(e2fsck_t ctx, int nopts, char *const *optc,
 }
 
 /* Finish the engine's argv once the journal phase has said its piece. */
-static char **final_engine_argv(e2fsck_t ctx)
+static char **final_engine_argv(struct e2fsck_ctx *ctx)
 {
 	char **v = ctx->engine_argv;
 	int n = ctx->engine_argc;
@@ -685,7 +683,20 @@ static char **final_engine_argv(e2fsck_t ctx)
 	return v;
 }
 
-static void show_version(e2fsck_t ctx)
+/*
+ * A number where e2fsck reads one with sscanf(): leading blanks and a sign
+ * allowed, anything after the digits ignored.
+ */
+static int number(const char *s, long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return end != s && !errno;
+}
+
+static void show_version(struct e2fsck_ctx *ctx)
 {
 	const char *ver, *date;
 
@@ -704,13 +715,13 @@ static void show_version(e2fsck_t ctx)
  * before it reads -E is left to the engine, run with the very same
  * arguments, so that the message and exit code are e2fsck's.
  */
-static void parse_args(e2fsck_t ctx, int argc, char **argv)
+static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 {
 	char **optc = xmalloc((argc + 1) * sizeof(char *));
 	char **optv = xmalloc((argc + 1) * sizeof(char *));
 	const char *extended = NULL;
 	int nopts = 0, version = 0, c, fd;
-	unsigned long long ull;
+	long long num;
 	char *end;
 
 	ctx->program_name = argc && argv[0] ? argv[0] : "e2fsck";
@@ -730,8 +741,9 @@ static void parse_args(e2fsck_t ctx, int argc, char **argv)
 		optv[nopts++] = optarg;
 		switch (c) {
 		case 'C':
-			if (sscanf(optarg, "%d", &fd) != 1)
+			if (!number(optarg, &num))
 				exec_engine(ctx, argv);
+			fd = num;
 			if (fd < 0)
 				fd = -fd;
 			if (fd) {
@@ -765,16 +777,16 @@ static void parse_args(e2fsck_t ctx, int argc, char **argv)
 			ctx->cflag++;
 			break;
 		case 'b':
-			if (sscanf(optarg, "%llu", &ull) != 1)
+			if (!number(optarg, &num))
 				exec_engine(ctx, argv);
-			ctx->superblock = ull;
+			ctx->superblock = num;
 			break;
 		case 'B':
 			ctx->blocksize = atoi(optarg);
 			break;
 		case 'I':
 		case 'P':
-			if (sscanf(optarg, "%d", &fd) != 1)
+			if (!number(optarg, &num))
 				exec_engine(ctx, argv);
 			break;
 		case 'j':
@@ -850,8 +862,8 @@ static void parse_args(e2fsck_t ctx, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct e2fsck_struct context;
-	e2fsck_t ctx = &context;
+	struct e2fsck_ctx context;
+	struct e2fsck_ctx *ctx = &context;
 	enum e2f_journal_action action;
 	int status;
 

@@ -39,7 +39,8 @@ CASES=(
 	jsb_csum_v2_and_v3 jsb_bad_csum_type commit_csum_bad_v3
 	backup_sb_recover ext_recover ext_bad_uuid ext_not_journal
 	ext_sb_csum_bad fast_commit_clean descr_csum_bad_v3 revoked_v3
-	journal_only label_name undo_file args
+	journal_only label_name undo_file args no_backup_recover
+	no_backup_clean inode_size_wrong_backup
 )
 
 build() {
@@ -89,6 +90,17 @@ build() {
 		mkfs has_journal,^extent,^flex_bg,^metadata_csum,^64bit
 		txn "" 1500-1510
 		echo "sif <8> mode 040600" | dfs ;;
+	no_backup_recover)
+		mkfs has_journal,metadata_csum
+		txn -c 1500-1510
+		echo "ssv jnl_backup_type 0" | dfs ;;
+	no_backup_clean)
+		mkfs has_journal,metadata_csum
+		echo "ssv jnl_backup_type 0" | dfs ;;
+	inode_size_wrong_backup)
+		mkfs has_journal,^extent,^flex_bg,^metadata_csum,^64bit
+		txn "" 1500-1510
+		echo "sif <8> size 4096" | dfs ;;
 	inode_not_regular_nobackup)
 		mkfs has_journal,^metadata_csum,^64bit
 		txn "" 1500-1510
