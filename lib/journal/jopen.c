@@ -214,11 +214,13 @@ static errcode_t install_map(struct ej_host *h, struct map_ctx *m)
 		h->pext = NULL;
 		return EJ_NO_MEMORY;
 	}
-	memcpy(h->pext, m->ext, m->nr_ext * sizeof(*h->pext));
-	qsort(h->pext, m->nr_ext, sizeof(*h->pext), cmp_pblk);
-
-	memcpy(f, m->ext, m->nr_ext * sizeof(*f));
-	memcpy(f + m->nr_ext, m->meta, m->nr_meta * sizeof(*f));
+	if (m->nr_ext) {
+		memcpy(h->pext, m->ext, m->nr_ext * sizeof(*h->pext));
+		qsort(h->pext, m->nr_ext, sizeof(*h->pext), cmp_pblk);
+		memcpy(f, m->ext, m->nr_ext * sizeof(*f));
+	}
+	if (m->nr_meta)
+		memcpy(f + m->nr_ext, m->meta, m->nr_meta * sizeof(*f));
 	qsort(f, total, sizeof(*f), cmp_pblk);
 	for (i = 0; i < total; i++) {
 		if (n && f[i].pblk <= f[n - 1].pblk + f[n - 1].len) {
