@@ -1,0 +1,941 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-kernel.sh - prove that e2fsck/recovery.c works inside Linux.
+#
+# Builds a User-Mode Linux 6.1 kernel whose fs/jbd2/recovery.c is the
+# project's e2fsck/recovery.c (byte for byte) plus the patch series in
+# kernel/patches/, runs the series' KUnit tests, then boots that kernel on
+# copies of damaged and healthy journal images under each recovery policy
+# and checks the mount outcome, the kernel messages, the error state left
+# in the superblock, and that every filesystem block outside the
+# superblocks, group descriptors and journal equals what
+# `e2journal replay --policy P` makes of another copy.
+#
+# Everything big (the unpacked source, the trees, the build directories,
+# the images) lives under BUILDDIR/kernel/.cache, so a second run after a
+# change to recovery.c only rebuilds what changed.  See kernel/README.md.
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+Usage: check-kernel.sh [options] [BUILDDIR]
+
+BUILDDIR is the project's build directory (misc/e2journal is taken from
+it, kernel/.cache is created in it); default: the current directory.
+
+Options:
+  --stock        build and test an unpatched Linux 6.1 instead (its own
+                 cache), to record what the stock kernel does
+  --tests LIST   run only these tests (space-separated names; "list" lists)
+  --jobs N       make -jN [2]
+  --no-install   never run apt-get; fail if a tool is missing
+  --no-kunit     skip the KUnit boot
+  --no-w1        skip the W=1 build of fs/jbd2
+  -h, --help     this text
+
+Exit status 0 when every check passed.  The last line reads
+"N passed, M failed".
+EOF
+}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=$(cd "$here/.." && pwd)
+builddir=.
+stock=0
+only_tests=""
+jobs=2
+install=1
+kunit=1
+w1=1
+
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--stock) stock=1; shift ;;
+	--tests) only_tests=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
+	--no-install) install=0; shift ;;
+	--no-kunit) kunit=0; shift ;;
+	--no-w1) w1=0; shift ;;
+	-*) echo "check-kernel: unknown option $1" >&2; exit 16 ;;
+	*) builddir=$1; shift ;;
+	esac
+done
+builddir=$(cd "$builddir" && pwd)
+
+cache=$builddir/kernel/.cache
+tarball=/usr/src/linux-source-6.1.tar.xz
+pristine=$cache/linux-source-6.1
+recovery_c=$top_srcdir/e2fsck/recovery.c
+e2journal=$builddir/misc/e2journal
+jtool="python3 $here/jtool.py"
+
+log() { printf '%s\n' "$*"; }
+die() { printf 'check-kernel: error: %s\n' "$*" >&2; exit 1; }
+now() { date +%s; }
+
+t_start=$(now)
+step_t=$t_start
+step() {
+	local t
+	t=$(now)
+	log "== $* (+$((t - step_t)) s, $((t - t_start)) s total)"
+	step_t=$t
+}
+
+# ------------------------------------------------------------ tools
+need_pkgs() {
+	local missing=() cmd pkg
+	while read -r cmd pkg; do
+		command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+	done <<'EOF'
+gcc build-essential
+make build-essential
+bc bc
+flex flex
+bison bison
+patch patch
+perl perl
+python3 python3
+xz xz-utils
+mke2fs e2fsprogs
+debugfs e2fsprogs
+dumpe2fs e2fsprogs
+cmp diffutils
+timeout coreutils
+EOF
+	[[ -f $tarball ]] || missing+=(linux-source-6.1)
+	[[ ${#missing[@]} -eq 0 ]] && return 0
+	mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+	if [[ $install -eq 0 || $(id -u) -ne 0 ]]; then
+		die "missing packages: ${missing[*]} (apt-get install them as root)"
+	fi
+	log "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq "${missing[@]}" >/dev/null
+	[[ -f $tarball ]] || die "$tarball missing after installing linux-source-6.1"
+}
+
+# ------------------------------------------------------------ source trees
+# The unpacked tarball stays pristine: the stock kernel builds from it.
+unpack() {
+	local stamp=$cache/unpacked.stamp want
+	want=$(stat -c '%s %Y' "$tarball")
+	if [[ -d $pristine && -f $stamp && $(cat "$stamp") == "$want" ]]; then
+		return 0
+	fi
+	rm -rf "$pristine" "$cache/src-patched" "$cache"/build-*
+	mkdir -p "$cache"
+	log "unpacking $tarball"
+	tar -C "$cache" -xf "$tarball"
+	[[ -f $pristine/Makefile ]] || die "unexpected layout in $tarball"
+	printf '%s\n' "$want" >"$stamp"
+}
+
+series_patches() {
+	local p
+	while read -r p; do
+		[[ -z $p || $p == \#* ]] && continue
+		printf '%s\n' "$here/patches/$p"
+	done <"$here/patches/series"
+}
+
+# Files a patch touches (a/ and b/ sides of its diff headers).
+patch_files() {
+	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$@" | sort -u
+}
+
+# Replace @dst with @src only when their bytes differ, so that make sees
+# a new timestamp exactly where something changed.  The tree is a
+# hard-linked copy of the pristine one: never write a file in place.
+sync_file() {
+	local src=$1 dst=$2
+	if [[ -e $src ]]; then
+		if ! cmp -s "$src" "$dst" 2>/dev/null; then
+			mkdir -p "$(dirname "$dst")"
+			cp "$src" "$dst.new.$$"
+			mv -f "$dst.new.$$" "$dst"
+			log "  updated ${dst#"$tree"/}"
+		fi
+	elif [[ -e $dst ]]; then
+		rm -f "$dst"
+		log "  removed ${dst#"$tree"/}"
+	fi
+	return 0
+}
+
+# The patched tree: pristine + recovery.c + the series, applied to
+# copies of the touched files in a staging area first.
+prepare_patched_tree() {
+	local stage=$cache/stage list=$cache/patched.files f p
+	local -a patches files
+	tree=$cache/src-patched
+	mapfile -t patches < <(series_patches)
+	mapfile -t files < <({ patch_files "${patches[@]}";
+			       echo fs/jbd2/recovery.c; } | sort -u)
+
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	for f in "${files[@]}"; do
+		if [[ -e $pristine/$f ]]; then
+			mkdir -p "$stage/$(dirname "$f")"
+			cp -p "$pristine/$f" "$stage/$f"
+		fi
+	done
+	cp "$recovery_c" "$stage/fs/jbd2/recovery.c"
+	for p in "${patches[@]}"; do
+		patch -p1 -s -d "$stage" --no-backup-if-mismatch -r - <"$p" ||
+			die "patch ${p##*/} does not apply"
+	done
+
+	if [[ ! -d $tree ]]; then
+		log "creating the patched tree (hard links to the pristine one)"
+		cp -al "$pristine" "$tree"
+	fi
+	# Files the series touched last time but not now go back to pristine.
+	local -A wanted=()
+	for f in "${files[@]}"; do
+		wanted[$f]=1
+	done
+	if [[ -f $list ]]; then
+		while read -r f; do
+			[[ -n ${wanted[$f]:-} ]] || sync_file "$pristine/$f" "$tree/$f"
+		done <"$list"
+	fi
+	for f in "${files[@]}"; do
+		sync_file "$stage/$f" "$tree/$f"
+	done
+	printf '%s\n' "${files[@]}" >"$list"
+	cmp "$recovery_c" "$tree/fs/jbd2/recovery.c" ||
+		die "fs/jbd2/recovery.c differs from e2fsck/recovery.c"
+	log "  fs/jbd2/recovery.c is e2fsck/recovery.c (cmp)"
+}
+
+# ------------------------------------------------------------ builds
+configure() {
+	local src=$1 out=$2 stamp=$2/.uml.config.stamp sum
+	sum=$(cat "$here/uml.config" | cksum)
+	mkdir -p "$out"
+	if [[ -f $out/.config && -f $stamp && $(cat "$stamp") == "$sum" ]]; then
+		return 0
+	fi
+	cp "$here/uml.config" "$out/.config"
+	make -s -C "$src" ARCH=um O="$out" olddefconfig >/dev/null
+	printf '%s\n' "$sum" >"$stamp"
+}
+
+build_kernel() {
+	local src=$1 out=$2 blog=$2.log
+	configure "$src" "$out"
+	if ! make -C "$src" ARCH=um O="$out" -j"$jobs" linux >"$blog" 2>&1; then
+		tail -40 "$blog"
+		die "kernel build failed (log: $blog)"
+	fi
+	grep -E '^(\.\./)?[^ ]*(fs/jbd2/|fs/ext4/super\.c).*warning:' "$blog" &&
+		die "warnings in fs/jbd2 or fs/ext4/super.c (log: $blog)"
+	return 0
+}
+
+# fs/jbd2 alone at W=1 (extra warnings and kernel-doc), in its own build
+# directory so that the main build keeps its objects.
+build_w1() {
+	local out=$cache/build-w1 blog=$cache/build-w1.log
+	configure "$tree" "$out"
+	if ! make -C "$tree" ARCH=um O="$out" -j"$jobs" W=1 fs/jbd2/ \
+	     >"$blog" 2>&1; then
+		tail -40 "$blog"
+		die "W=1 build of fs/jbd2 failed (log: $blog)"
+	fi
+	if grep -E 'warning:' "$blog" | grep -E 'fs/jbd2/|include/linux/jbd2\.h'; then
+		fail "W=1 fs/jbd2: warnings (log: $blog)"
+	else
+		pass "W=1 fs/jbd2: no warnings"
+	fi
+}
+
+checkpatch() {
+	local p out
+	for p in $(series_patches); do
+		out=$(perl "$pristine/scripts/checkpatch.pl" --no-tree -q \
+		      --no-signoff "$p" 2>&1 || true)
+		if [[ -z $out ]]; then
+			pass "checkpatch ${p##*/}"
+		elif grep -q '^ERROR' <<<"$out"; then
+			printf '%s\n' "$out"
+			fail "checkpatch ${p##*/}: errors"
+		else
+			printf '%s\n' "$out" | grep -E '^(WARNING|CHECK)' | sed 's/^/    /'
+			pass "checkpatch ${p##*/} (warnings only)"
+		fi
+	done
+}
+
+# ------------------------------------------------------------ results
+npass=0
+nfail=0
+pass() { npass=$((npass + 1)); log "PASS $*"; }
+fail() { nfail=$((nfail + 1)); log "FAIL $*"; }
+
+# ------------------------------------------------------------ UML
+boot() {	# boot KERNEL LOG IMAGE INIT [kernel args...]
+	local kernel=$1 blog=$2 img=$3 init=$4 rc=0
+	shift 4
+	# The inner sh reports a kernel that died of a signal (a panic) into
+	# the log, not onto the terminal.
+	sh -c '"$@"; exit $?' sh timeout 300 "$kernel" mem=256M \
+		ubd0="$img" root=/dev/root rootfstype=hostfs rootflags=/ rw \
+		init="$init" con=null con0=fd:0,fd:1 "$@" \
+		</dev/null >"$blog" 2>&1 || rc=$?
+	sed -i 's/\r$//' "$blog"
+	return $rc
+}
+
+run_kunit() {
+	local blog=$cache/kunit.log init=$cache/run/halt.sh out
+	mkdir -p "$cache/run"
+	printf '#!/bin/sh\n/sbin/poweroff -f || poweroff -f\n' >"$init"
+	chmod +x "$init"
+	: >"$cache/run/empty.img"
+	truncate -s 1M "$cache/run/empty.img"
+	boot "$kernel" "$blog" "$cache/run/empty.img" "$init" \
+		kunit.filter_glob='jbd2_recovery*' || true
+	out=$(grep -E '^ *(not )?ok [0-9]+ ' "$blog" | sed 's/^ *//' || true)
+	local n_ok n_bad
+	n_ok=$(grep -cE '^ok [0-9]+ test_' <<<"$out" || true)
+	n_bad=$(grep -cE '^not ok [0-9]+ test_' <<<"$out" || true)
+	if [[ $n_ok -gt 0 && $n_bad -eq 0 ]] && grep -qE '^ok [0-9]+ jbd2_recovery' <<<"$out"; then
+		pass "KUnit jbd2_recovery: $n_ok test cases passed"
+	else
+		grep -E 'jbd2_recovery|not ok|Expected|ASSERT|EXPECT' "$blog" | head -40 || true
+		fail "KUnit jbd2_recovery: $n_ok ok, $n_bad not ok (log: $blog)"
+	fi
+}
+
+# ------------------------------------------------------------ images
+# Filesystem blocks the tests log start here; mke2fs leaves them free in
+# the 64 MiB images (the journal and metadata end near block 2100).
+B=12000
+
+mkfs() {	# mkfs IMG BLOCKS JOURNAL_MB [mke2fs -O features]
+	rm -f "$1"
+	mke2fs -q -F -t ext4 -b 4096 -U 2e8a6b0c-1d3f-4e5a-9b7c-8d9e0f1a2b3c \
+		-E lazy_itable_init=0,lazy_journal_init=0,root_owner=0:0 \
+		-J size="$3" ${4:+-O "$4"} "$1" "$2"
+}
+
+# mkdata FILE LABEL N: N 4 KiB blocks, each saying LABEL and its index.
+mkdata() {
+	local i
+	for ((i = 0; i < $3; i++)); do
+		printf '%-4095s\n' "$2 [$i]"
+	done >"$1"
+}
+
+# Put N blocks of LABEL straight into the filesystem at BLOCK.
+ondisk() {	# ondisk IMG BLOCK N LABEL
+	mkdata "$work/ondisk" "$4" "$3"
+	dd if="$work/ondisk" of="$1" bs=4096 seek="$2" conv=notrunc \
+		status=none
+}
+
+# Write transactions with debugfs.  Each line of $txns is one
+# transaction: "b BLOCK,BLOCK,... LABEL" logs those blocks (content made
+# by mkdata) and "r BLOCK,BLOCK,..." revokes them.
+dfs_write() {	# dfs_write IMG CSUM(v3|none) <<lines
+	local img=$1 csum=$2 kind blocks label n=0 cmds=$work/dfs.cmds
+	{
+		if [[ $csum == v3 ]]; then echo "jo -c"; else echo "jo"; fi
+		while read -r kind blocks label; do
+			[[ -z $kind ]] && continue
+			n=$((n + 1))
+			case $kind in
+			b)
+				mkdata "$work/d$n" "$label" \
+					"$(tr ',' '\n' <<<"$blocks" | wc -l)"
+				echo "jw -b $blocks $work/d$n" ;;
+			e)	# first block starts with the journal magic
+				{ printf '\xc0\x3b\x39\x98'; printf '%-4092s' "$label"; } \
+					>"$work/d$n"
+				echo "jw -b $blocks $work/d$n" ;;
+			r)	echo "jw -r $blocks" ;;
+			esac
+		done
+		echo "jc"
+	} >"$cmds"
+	debugfs -w -f "$cmds" "$img" >"$work/dfs.log" 2>&1 ||
+		die "debugfs failed on $img"
+	if grep -qiE 'error|not open|usage' "$work/dfs.log"; then
+		cat "$work/dfs.log" >&2
+		die "debugfs reported errors writing $img"
+	fi
+}
+
+# Every transaction written must be in the log with its commit block.
+check_log() {	# check_log IMG NTXNS
+	local n
+	n=$($jtool "$1" layout | grep -c 'commit [0-9]' || true)
+	[[ $n -eq $2 ]] || {
+		$jtool "$1" layout >&2
+		die "$1: $n committed transactions in the log, want $2"
+	}
+}
+
+seq_csv() { seq -s, "$1" "$2"; }
+
+# The seeds' first scenario: transactions 2-6, commit 4 bad, csum v3.
+img_seed_commit4() {
+	mkfs "$1" 16384 4
+	$jtool "$1" set-sequence 2
+	dfs_write "$1" v3 <<EOF
+b $B,$((B + 1)),$((B + 50)) T2
+b $((B + 2)),$((B + 3)),$((B + 50)) T3
+b $((B + 4)),$((B + 5)),$((B + 50)) T4
+b $((B + 6)),$((B + 7)),$((B + 50)) T5
+b $((B + 8)),$((B + 9)),$((B + 50)) T6
+EOF
+	check_log "$1" 5
+	$jtool "$1" commit-csum 4
+}
+
+# The seeds' second scenario: T1 creates a file (logs its metadata
+# blocks M1, M2), T2 deletes it and revokes M1, M2, T3 reuses M1, M2 for
+# file data (written in place, not logged) and logs other metadata.
+# T2's commit is bad: replaying T1 without honouring T2's revoke records
+# would overwrite the new data with stale metadata.
+img_seed_revoke() {
+	local m=$((B + 100))
+	mkfs "$1" 16384 4
+	ondisk "$1" "$m" 2 "T3 DATA in a reused block"
+	dfs_write "$1" v3 <<EOF
+b $m,$((m + 1)),$((B + 110)) T1 METADATA
+r $m,$((m + 1))
+b $((B + 110)),$((B + 111)) T3 METADATA
+EOF
+	check_log "$1" 3
+	$jtool "$1" commit-csum 2
+}
+
+# T2's first data block fails its tag checksum; T1 logged the same block.
+img_bad_data_csum() {
+	mkfs "$1" 16384 4
+	dfs_write "$1" v3 <<EOF
+b $((B + 200)),$((B + 201)) T1
+b $((B + 200)),$((B + 202)) T2
+b $((B + 203)) T3
+EOF
+	check_log "$1" 3
+	$jtool "$1" data-flip 2 0
+}
+
+# T2's descriptor block fails its checksum (one unused byte flipped).
+img_bad_descr_csum() {
+	mkfs "$1" 16384 4
+	dfs_write "$1" v3 <<EOF
+b $((B + 300)),$((B + 301)) T1
+b $((B + 301)),$((B + 302)) T2
+b $((B + 303)) T3
+EOF
+	check_log "$1" 3
+	$jtool "$1" descr-flip 2
+}
+
+# T2's commit block lost its magic number; T3 and T4 follow intact.
+img_garbled_commit() {
+	mkfs "$1" 16384 4
+	dfs_write "$1" v3 <<EOF
+b $((B + 400)),$((B + 401)) T1
+b $((B + 401)),$((B + 402)) T2
+b $((B + 403)) T3
+b $((B + 404)) T4
+EOF
+	check_log "$1" 4
+	$jtool "$1" commit-garble 2
+}
+
+# async_commit: the last commit block was torn inside its first sector:
+# its magic number, type and sequence made it to disk, the rest is old.
+img_async_torn() {
+	mkfs "$1" 16384 4
+	dfs_write "$1" v3 <<EOF
+b $((B + 500)),$((B + 501)) T1
+b $((B + 501)),$((B + 502)) T2
+b $((B + 502)),$((B + 503)) T3
+EOF
+	check_log "$1" 3
+	$jtool "$1" set-async commit-tear-head 3
+}
+
+# No async_commit: the last commit block was torn after its first
+# sector, so only its header is new; the checksum over the header and
+# zeros still holds (Linux 6.11 accepts such a commit, 6.1 does not).
+img_torn_commit() {
+	mkfs "$1" 16384 4
+	dfs_write "$1" v3 <<EOF
+b $((B + 550)),$((B + 551)) T1
+b $((B + 551)),$((B + 552)) T2
+b $((B + 552)),$((B + 553)) T3
+EOF
+	check_log "$1" 3
+	$jtool "$1" commit-torn 3
+}
+
+# No checksums: T1's second tag names block 1,048,576 of a 16,384-block
+# filesystem.
+img_tag_past_end() {
+	mkfs "$1" 16384 4 ^metadata_csum
+	dfs_write "$1" none <<EOF
+b $((B + 600)),$((B + 601)),$((B + 602)) T1
+b $((B + 603)) T2
+EOF
+	check_log "$1" 2
+	$jtool "$1" tag-block 1 1 1048576
+}
+
+# No checksums: T1's second tag names a block of the journal itself.
+img_tag_in_journal() {
+	local jblk
+	mkfs "$1" 16384 4 ^metadata_csum
+	dfs_write "$1" none <<EOF
+b $((B + 700)),$((B + 701)),$((B + 702)) T1
+b $((B + 703)) T2
+EOF
+	check_log "$1" 2
+	jblk=$(debugfs -R "bmap <8> 600" "$1" 2>/dev/null)
+	$jtool "$1" tag-block 1 1 "$jblk"
+}
+
+# 100,000 revoke records in 100 transactions, between two transactions
+# that log blocks: the first one's blocks are revoked, the last one's
+# later versions of half of them are not.
+img_revoke_100k() {
+	local k lo
+	mkfs "$1" 131072 16
+	{
+		echo "b $(seq_csv 100000 100019) T1 BEFORE REVOKE"
+		for ((k = 0; k < 100; k++)); do
+			lo=$((20000 + k * 1000))
+			echo "r $(seq_csv $lo $((lo + 999)))"
+		done
+		echo "b $(seq_csv 100010 100014) T102 AFTER REVOKE"
+	} | dfs_write "$1" v3
+	check_log "$1" 102
+}
+
+# A healthy journal: 400 transactions over 200 blocks, some revoked,
+# one escaped block (its data starts with the journal magic number).
+img_healthy_many() {
+	local t n i blocks
+	mkfs "$1" 16384 16
+	{
+		for ((t = 1; t <= 400; t++)); do
+			n=$((1 + t % 5))
+			blocks=""
+			for ((i = 0; i < n; i++)); do
+				blocks+="${blocks:+,}$((B + 800 + (t * 7 + i * 31) % 200))"
+			done
+			if ((t == 200)); then
+				echo "e $((B + 1000)) T$t ESCAPED"
+			elif ((t % 50 == 0)); then
+				echo "r $((B + 800 + t % 200)),$((B + 801 + t % 200))"
+			else
+				echo "b $blocks T$t"
+			fi
+		done
+	} | dfs_write "$1" v3
+	check_log "$1" 400
+}
+
+all_tests="seed_commit4 seed_revoke bad_data_csum bad_descr_csum garbled_commit
+async_torn torn_commit tag_past_end tag_in_journal revoke_100k healthy_many"
+
+# ------------------------------------------------------------ expectations
+# expect TEST POLICY MOUNT ERRSTATE PATTERN...
+#   MOUNT: rw, ro or fail.  ERRSTATE: yes if dumpe2fs must show the
+#   error state afterwards, no if it must not.  Each PATTERN is an
+#   extended regexp that must match a line of the console log; a
+#   PATTERN starting with ! must match none.
+declare -A exp_mount exp_err exp_pat
+
+expect() {
+	local key="$1/$2"
+	exp_mount[$key]=$3
+	exp_err[$key]=$4
+	shift 4
+	local p pats=""
+	for p in "$@"; do
+		pats+="$p"$'\n'
+	done
+	exp_pat[$key]=$pats
+}
+
+corrupt_msg='EXT4-fs error \(device ubda\): ext4_journal_replay_error: journal is corrupt from transaction'
+noflag="!EXT4-fs error|JBD2: .*corrupt"
+
+expect seed_commit4 replay-all rw yes \
+	'JBD2: ubda-8: transaction 4: bad commit block checksum' \
+	"$corrupt_msg 4 on; replayed what could be trusted of 5 transactions up to 6" \
+	'JBD2: journal on ubda-8 is corrupt \(bad commit block checksum, first in transaction 4\); replayed 5 transactions up to 6 under recovery_policy=replay-all'
+expect seed_commit4 stop fail no \
+	'JBD2: journal transaction 4 on ubda-8 is corrupt\.' \
+	'EXT4-fs \(ubda\): error loading journal'
+expect seed_commit4 refuse fail no \
+	'JBD2: journal on ubda-8 is corrupt \(bad commit block checksum, first in transaction 4\); nothing replayed under recovery_policy=refuse' \
+	'EXT4-fs \(ubda\): error loading journal'
+
+expect seed_revoke replay-all rw yes \
+	'JBD2: ubda-8: transaction 2: bad commit block checksum' \
+	"$corrupt_msg 2 on; replayed what could be trusted of 3 transactions up to 3"
+expect seed_revoke stop fail no \
+	'JBD2: journal transaction 2 on ubda-8 is corrupt\.'
+expect seed_revoke refuse fail no \
+	'nothing replayed under recovery_policy=refuse'
+
+expect bad_data_csum replay-all rw yes \
+	"JBD2: Invalid checksum recovering data block $((B + 200)) in log" \
+	"$corrupt_msg 2 on"
+expect bad_data_csum stop fail no \
+	"JBD2: Invalid checksum recovering data block $((B + 200)) in log" \
+	'JBD2: recovery failed'
+expect bad_data_csum refuse fail no \
+	'corrupt \(bad data block checksum, first in transaction 2\); nothing replayed'
+
+expect bad_descr_csum replay-all rw yes \
+	'JBD2: ubda-8: transaction 2: 1 of 1 descriptor blocks fail their checksum; the blocks they describe are not written' \
+	"$corrupt_msg 2 on"
+expect bad_descr_csum stop fail no 'JBD2: recovery failed'
+expect bad_descr_csum refuse fail no \
+	'corrupt \(bad descriptor block checksum, first in transaction 2\); nothing replayed'
+
+expect garbled_commit replay-all rw yes \
+	'JBD2: ubda-8: transaction 2: garbled block in the middle of the log' \
+	"$corrupt_msg 2 on; replayed what could be trusted of 4 transactions up to 4"
+expect garbled_commit stop rw no "$noflag"
+expect garbled_commit refuse fail no \
+	'corrupt \(garbled block in the middle of the log, first in transaction 2\); nothing replayed'
+
+for p in replay-all stop refuse; do
+	expect revoke_100k $p rw no "$noflag"
+	expect healthy_many $p rw no "$noflag"
+done
+# A torn last async commit is tolerated (replay-all, refuse).  "stop"
+# reads the torn commit time (0x5a5a...) as older than the one before
+# (debugfs writes 0x6b...), takes the block for stale and ends the log
+# there, as e2fsprogs 1.47 does: silently, like 6.1.
+for p in replay-all refuse; do
+	expect async_torn $p rw no "$noflag" \
+		'JBD2: ubda-8: transaction 3: last commit block torn \(async_commit\), transaction not replayed'
+done
+expect async_torn stop rw no "$noflag"
+# A commit torn after its header: complete for replay-all and refuse;
+# "stop" rejects it as e2fsprogs 1.47 and Linux 6.1 do.
+for p in replay-all refuse; do
+	expect torn_commit $p rw no "$noflag"
+done
+expect torn_commit stop fail no \
+	'JBD2: journal transaction 3 on ubda-8 is corrupt\.'
+
+outside="JBD2: block 1048576 logged in transaction 1 is outside the filesystem or inside the journal; not written"
+for p in replay-all stop; do
+	expect tag_past_end $p rw yes "$outside" "$corrupt_msg 1 on" \
+		'!Out of memory'
+done
+expect tag_past_end refuse fail no \
+	'corrupt \(block outside the filesystem or inside the journal, first in transaction 1\); nothing replayed'
+for p in replay-all stop; do
+	expect tag_in_journal $p rw yes \
+		'JBD2: block [0-9]+ logged in transaction 1 is outside the filesystem or inside the journal; not written' \
+		"$corrupt_msg 1 on"
+done
+expect tag_in_journal refuse fail no 'nothing replayed under recovery_policy=refuse'
+
+# errors= behaviour, seed_commit4 under replay-all.
+expect seed_commit4@remount-ro replay-all ro yes \
+	"$corrupt_msg 4 on" 'EXT4-fs \(ubda\): mounting filesystem read-only'
+expect seed_commit4@panic replay-all panic yes \
+	"$corrupt_msg 4 on" 'Kernel panic - not syncing: EXT4-fs \(device ubda\): panic forced after error'
+
+# ------------------------------------------------------------ comparing
+# Blocks whose content may legitimately differ between the kernel's
+# result and e2journal's: superblocks, group descriptors (with reserved
+# GDT blocks) and the journal.
+excluded_blocks() {	# excluded_blocks IMG
+	{
+		dumpe2fs "$1" 2>/dev/null | sed -n \
+			-e 's/.*superblock at \([0-9]*\), Group descriptors at \([0-9]*\)-\([0-9]*\).*/\1 \1\n\2 \3/p' \
+			-e 's/.*Reserved GDT blocks at \([0-9]*\)-\([0-9]*\).*/\1 \2/p'
+		debugfs -R "blocks <8>" "$1" 2>/dev/null | tr ' ' '\n' |
+			sed -n 's/^\([0-9][0-9]*\)$/\1 \1/p'
+	} | awk '{ for (b = $1; b <= $2; b++) print b }' | sort -u
+}
+
+# Filesystem blocks that differ between two images, minus excluded ones.
+diff_blocks() {	# diff_blocks A B EXCLUDED_FILE
+	cmp -l "$1" "$2" 2>/dev/null | awk '{ print int(($1 - 1) / 4096) }' |
+		uniq | sort -u | comm -23 - "$3" | sort -n | head -20 || true
+}
+
+fs_state() {	# fs_state IMG: "clean", "clean with errors", ...
+	dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Filesystem state: *//p'
+}
+
+needs_recovery() {
+	dumpe2fs -h "$1" 2>/dev/null | grep -q '^Filesystem features:.*needs_recovery' &&
+		echo yes || echo no
+}
+
+# ------------------------------------------------------------ running
+# Make each test image once per run, with e2journal's result under each
+# policy beside it.
+prepare_images() {
+	local t p rc key stamp=$imgdir/made.stamp
+	# Remade only when a recipe, jtool, e2journal or e2fsprogs changed.
+	key=$(cat "$here/check-kernel.sh" "$here/jtool.py" "$e2journal" |
+	      cksum)-$(mke2fs -V 2>&1 | head -1)-$tests
+	if [[ -f $stamp && $(cat "$stamp") == "$key" ]]; then
+		log "  test images unchanged"
+		return 0
+	fi
+	rm -rf "$imgdir"
+	mkdir -p "$imgdir"
+	for t in $tests; do
+		work=$imgdir/$t.work
+		rm -rf "$work"
+		mkdir -p "$work"
+		"img_$t" "$imgdir/$t.img"
+		excluded_blocks "$imgdir/$t.img" >"$imgdir/$t.excl"
+		for p in replay-all stop refuse; do
+			cp --sparse=always "$imgdir/$t.img" "$imgdir/$t.ref-$p.img"
+			rc=0
+			"$e2journal" replay --policy "$p" "$imgdir/$t.ref-$p.img" \
+				>"$imgdir/$t.ref-$p.txt" 2>&1 || rc=$?
+			echo "$rc" >"$imgdir/$t.ref-$p.rc"
+		done
+		rm -rf "$work"
+	done
+	printf '%s\n' "$key" >"$stamp"
+}
+
+# The init script the UML kernel runs: mount, report, unmount, halt.
+write_init() {	# write_init FILE MNT OPTS
+	cat >"$1" <<EOF
+#!/bin/sh
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+echo "@@ policy \$(cat /sys/module/jbd2/parameters/recovery_policy 2>/dev/null || echo stock)"
+if mount -t ext4 -o $3 /dev/ubda $2; then
+	echo "@@ mount \$(awk '\$1 == "/dev/ubda" { split(\$4, o, ","); print o[1] }' /proc/mounts)"
+	umount $2 || echo "@@ umount failed"
+else
+	echo "@@ mount fail"
+fi
+echo "@@ done"
+poweroff -f
+EOF
+	chmod +x "$1"
+}
+
+# run_one TEST[@ERRORS] POLICY: boot, then check everything.
+run_one() {
+	local spec=$1 policy=$2 t=${1%@*} errors="" key="$1/$2" name
+	[[ $spec == *@* ]] && errors=${spec#*@}
+	name="$spec/$policy"
+	local img=$rundir/${spec//@/-}.$policy.img
+	local blog=$rundir/${spec//@/-}.$policy.log
+	local init=$rundir/init.sh mnt=$rundir/mnt opts=noatime,noinit_itable
+	local rc=0 got state nr bad p diffs okref
+
+	[[ -n $errors ]] && opts+=",errors=$errors"
+	mkdir -p "$mnt"
+	write_init "$init" "$mnt" "$opts"
+	cp --sparse=always "$imgdir/$t.img" "$img"
+	local t0 secs
+	t0=$(date +%s%N)
+	boot "$kernel" "$blog" "$img" "$init" kunit.enable=0 \
+		jbd2.recovery_policy="$policy" || rc=$?
+	secs=$(( ($(date +%s%N) - t0) / 1000000 ))
+	secs=$((secs / 1000)).$(printf '%03d' $((secs % 1000)))
+
+	got=$(sed -n 's/^@@ mount //p' "$blog" | tail -1)
+	if grep -q 'Kernel panic - not syncing' "$blog"; then
+		got=panic
+	elif ! grep -q '^@@ done' "$blog"; then
+		got="no-end(rc=$rc)"
+	fi
+	state=$(fs_state "$img")
+	nr=$(needs_recovery "$img")
+
+	if [[ $stock -eq 1 ]]; then
+		# Record what the stock kernel does; nothing is expected of it.
+		okref=""
+		for p in replay-all stop refuse; do
+			diffs=$(diff_blocks "$img" "$imgdir/$t.ref-$p.img" "$imgdir/$t.excl")
+			[[ -z $diffs ]] && okref+="${okref:+,}$p"
+		done
+		[[ -z $(diff_blocks "$img" "$imgdir/$t.img" "$imgdir/$t.excl") ]] &&
+			okref+="${okref:+,}original"
+		record "$name" "$got" "$state" "$nr" "${okref:-none}" "$blog"
+		pass "$name: recorded (mount $got, state '$state', blocks = ${okref:-none}, boot ${secs} s)"
+		return 0
+	fi
+
+	bad=""
+	[[ -n ${exp_mount[$key]:-} ]] || { fail "$name: no expectation"; return 0; }
+	[[ $got == "${exp_mount[$key]}" ]] ||
+		bad+="mount: got $got, want ${exp_mount[$key]}; "
+	if [[ ${exp_err[$key]} == yes ]]; then
+		[[ $state == *error* ]] || bad+="state '$state' lacks errors; "
+	else
+		[[ $state != *error* ]] || bad+="state '$state' has errors; "
+	fi
+	if [[ $got == fail ]]; then
+		[[ $nr == yes ]] || bad+="needs_recovery cleared after a failed mount; "
+	elif [[ $got == rw || $got == ro ]]; then
+		[[ $nr == no ]] || bad+="needs_recovery still set; "
+	fi
+	while IFS= read -r p; do
+		[[ -z $p ]] && continue
+		if [[ $p == !* ]]; then
+			if grep -qE -- "${p#!}" "$blog"; then
+				bad+="unexpected message /${p#!}/: $(grep -E -m1 -- "${p#!}" "$blog"); "
+			fi
+		elif ! grep -qE -- "$p" "$blog"; then
+			bad+="missing message /$p/; "
+		fi
+	done <<<"${exp_pat[$key]}"
+
+	# What e2journal did under the same policy must match, block for block.
+	local refrc
+	refrc=$(cat "$imgdir/$t.ref-$policy.rc")
+	case "$refrc/${exp_err[$key]}/$got" in
+	0/no/*|1/yes/*|4/no/fail|1/no/fail) ;;
+	*) bad+="e2journal --policy $policy exited $refrc; " ;;
+	esac
+	diffs=$(diff_blocks "$img" "$imgdir/$t.ref-$policy.img" "$imgdir/$t.excl")
+	[[ -z $diffs ]] ||
+		bad+="blocks differ from e2journal --policy $policy: $(echo $diffs); "
+
+	check_extra "$t" "$policy" "$img" || bad+="$extra_bad"
+
+	record "$name" "$got" "$state" "$nr" "e2journal" "$blog"
+	if [[ -z $bad ]]; then
+		pass "$name: mount $got, state '$state' (boot ${secs} s)"
+	else
+		fail "$name: $bad(log: $blog)"
+	fi
+}
+
+# Checks of block content that say what the scenario is about, beyond
+# agreeing with e2journal.
+extra_bad=""
+block_says() {	# block_says IMG BLOCK TEXT
+	dd if="$1" bs=4096 skip="$2" count=1 status=none | head -c 200 |
+		grep -qF -- "$3"
+}
+check_extra() {	# check_extra TEST POLICY IMG
+	local t=$1 p=$2 img=$3
+	extra_bad=""
+	case "$t/$p" in
+	seed_revoke/replay-all)
+		block_says "$img" $((B + 100)) "T3 DATA in a reused block" ||
+			extra_bad+="the reused block lost its data; "
+		block_says "$img" $((B + 111)) "T3 METADATA" ||
+			extra_bad+="T3 was not replayed; " ;;
+	seed_revoke/stop)
+		# What stopping early costs: T1's stale metadata over the data.
+		block_says "$img" $((B + 100)) "T1 METADATA" ||
+			extra_bad+="stop did not replay T1; " ;;
+	seed_commit4/replay-all)
+		block_says "$img" $((B + 50)) "T6 [2]" ||
+			extra_bad+="the last version of the shared block is not T6's; " ;;
+	bad_data_csum/replay-all)
+		block_says "$img" $((B + 200)) "T1 [0]" ||
+			extra_bad+="the bad block did not keep T1's version; " ;;
+	healthy_many/*)
+		dd if="$img" bs=4096 skip=$((B + 1000)) count=1 status=none |
+			head -c 4 | od -An -tx1 | grep -q 'c0 3b 39 98' ||
+			extra_bad+="the escaped block lacks its magic number; " ;;
+	esac
+	[[ -z $extra_bad ]]
+}
+
+# One line per run in $results, for kernel/README.md's table.
+record() {	# record NAME MOUNT STATE NEEDS_RECOVERY BLOCKS LOG
+	local msgs
+	msgs=$(grep -E 'JBD2:|EXT4-fs (error|\(ubda\): (error|mounting|recovery))|Kernel panic' "$6" |
+		grep -vE '^\[|^@@' | sed 's/ *$//' | sort -u | head -6 | paste -sd '|' - || true)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$msgs" >>"$results"
+}
+
+# ------------------------------------------------------------ main
+# All in one function, read whole before it runs: editing this file
+# while it runs does not change what a running check does.
+main() {
+	if [[ $only_tests == list ]]; then
+		echo $all_tests
+		return 0
+	fi
+	need_pkgs
+	[[ -x $e2journal ]] || die "$e2journal not built (make misc/e2journal)"
+	mkdir -p "$cache"
+	step "tools ready"
+	unpack
+	step "source unpacked"
+
+	if [[ $stock -eq 1 ]]; then
+		tree=$pristine
+		out=$cache/build-stock
+		build_kernel "$tree" "$out"
+		kernel=$out/linux
+		step "stock kernel built"
+	else
+		prepare_patched_tree
+		step "patched tree ready"
+		checkpatch
+		out=$cache/build-patched
+		build_kernel "$tree" "$out"
+		kernel=$out/linux
+		step "patched kernel built"
+		if [[ $w1 -eq 1 ]]; then
+			build_w1
+			step "W=1 fs/jbd2 built"
+		fi
+		if [[ $kunit -eq 1 ]]; then
+			run_kunit
+			step "KUnit run"
+		fi
+	fi
+
+	tests=${only_tests:-$all_tests}
+	imgdir=$cache/images
+	rundir=$cache/run-$([[ $stock -eq 1 ]] && echo stock || echo patched)
+	results=$cache/results-$([[ $stock -eq 1 ]] && echo stock || echo patched).tsv
+	rm -rf "$rundir"
+	mkdir -p "$rundir"
+	: >"$results"
+	prepare_images
+	step "test images made"
+
+	for t in $tests; do
+		if [[ $stock -eq 1 ]]; then
+			run_one "$t" replay-all
+			continue
+		fi
+		for p in replay-all stop refuse; do
+			run_one "$t" "$p"
+		done
+		if [[ $t == seed_commit4 ]]; then
+			run_one seed_commit4@remount-ro replay-all
+			run_one seed_commit4@panic replay-all
+		fi
+	done
+	step "tests run (results: $results)"
+
+	echo "$npass passed, $nfail failed"
+	[[ $nfail -eq 0 ]]
+}
+
+main "$@"; exit $?
