@@ -293,6 +293,13 @@ int ej_cmd_replay(int argc, char **argv)
 
 	ej_journal_set_recover_result(journal, rc);
 	err = ej_journal_finish(journal);
+	if (err == EJ_FAST_COMMIT_PENDING) {
+		/* replayed, but the journal and needs_recovery are kept */
+		fprintf(msg_out, "%s: the journal holds fast commits, which "
+			"only e2fsck replays: run e2fsck\n", image);
+		ret = EJ_EXIT_UNCORRECTED;
+		goto out;
+	}
 	if (err) {
 		com_err(ej_prog, err, "while resetting the journal of %s",
 			image);

@@ -538,7 +538,8 @@ static errcode_t load_jsb(struct ej_host *h)
 			nfc = JBD2_DEFAULT_FAST_COMMIT_BLOCKS;
 		if (nfc < j->j_total_len) {
 			j->j_last = j->j_total_len - nfc;
-			j->j_fc_first = j->j_last;
+			/* as Linux and e2fsprogs place it: one block past */
+			j->j_fc_first = j->j_last + 1;
 			j->j_fc_last = j->j_total_len;
 		} else if (!(h->flags & EJ_OPEN_NO_CHECK)) {
 			return EJ_BAD_JSB;
@@ -755,6 +756,37 @@ out:
 	return err;
 }
 
+/* ext4's tag that opens every fast-commit block (little-endian tlv) */
+#define EJ_FC_TAG_HEAD		0x0009
+
+/*
+ * Does the fast-commit area hold commits that follow the log just
+ * replayed?  Only e2fsprogs' e2fsck (and Linux) replay them; resetting
+ * the journal would throw them away.  A head whose tid is not the one
+ * after the log is left over from before the last full commit.
+ */
+static int fc_pending(journal_t *j)
+{
+	unsigned char *b;
+	int pending = 1;	/* what cannot be read cannot be dropped */
+
+	if (!jbd2_has_feature_fast_commit(j) || !j->j_fc_first ||
+	    j->j_fc_first >= j->j_fc_last)
+		return 0;
+	b = malloc(j->j_blocksize);
+	if (!b)
+		return 1;
+	if (!ej_journal_read_block(j, j->j_fc_first, b)) {
+		unsigned int tag = b[0] | b[1] << 8, len = b[2] | b[3] << 8;
+		__u32 tid = b[8] | b[9] << 8 | b[10] << 16 | (__u32)b[11] << 24;
+
+		pending = tag == EJ_FC_TAG_HEAD && len >= 8 &&
+			  tid == j->j_transaction_sequence - 1;
+	}
+	free(b);
+	return pending;
+}
+
 void ej_journal_set_recover_result(journal_t *journal, int err)
 {
 	if (journal)
@@ -789,6 +821,8 @@ errcode_t ej_journal_finish(journal_t *journal)
 		err = io_channel_flush(fs->io);
 	if (err)
 		return err;
+	if (h->journal.j_tail && fc_pending(journal))
+		return EJ_FAST_COMMIT_PENDING;
 
 	bad = flagged(journal);
 	jsb = journal->j_superblock;
