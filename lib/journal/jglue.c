@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.0 */
+// SPDX-License-Identifier: LGPL-2.0
 /*
  * jglue.c: the block layer recovery.c sees, over libext2fs io_channels.
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.0 */
+// SPDX-License-Identifier: LGPL-2.0
 /*
  * jopen.c: find a filesystem's journal, load its superblock, build the
  * journal_t that recovery.c runs on, and reset the journal afterwards.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.0 */
+// SPDX-License-Identifier: LGPL-2.0
 /*
  * report.c: what recovery decided, block by block, and the hooks through
  * which recovery.c tells it.
@@ -75,7 +75,10 @@ static const struct {
 	{ JBD2_CORRUPT_LOOP,		"loop" },
 };
 
-#define NR_CORRUPT_NAMES (sizeof(corrupt_names) / sizeof(corrupt_names[0]))
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+#define NR_CORRUPT_NAMES ARRAY_SIZE(corrupt_names)
 
 static const char *const policy_names[] = {
 	[JBD2_POLICY_REPLAY_ALL]	= "replay-all",
@@ -608,6 +611,61 @@ static const char *json_bool(int v)
 	return v ? "true" : "false";
 }
 
+/* The members after the first of one JSON object: ", \"name\": value" */
+static void js_num(struct sbuf *b, const char *name, unsigned long long v)
+{
+	sb_printf(b, ", \"%s\": %llu", name, v);
+}
+
+static void js_str(struct sbuf *b, const char *name, const char *v)
+{
+	sb_printf(b, ", \"%s\": \"%s\"", name, v);
+}
+
+static void js_bool(struct sbuf *b, const char *name, int v)
+{
+	sb_printf(b, ", \"%s\": %s", name, json_bool(v));
+}
+
+static void json_txn(struct sbuf *b, const struct jbd2_txn_info *t)
+{
+	sb_printf(b, "{\"tid\": %u", t->tid);
+	js_num(b, "first_block", t->first_block);
+	if (t->commit_block == ~0UL)
+		sb_printf(b, ", \"commit_block\": null");
+	else
+		js_num(b, "commit_block", t->commit_block);
+	js_num(b, "blocks", t->nr_blocks);
+	js_num(b, "descriptor_blocks", t->nr_descr);
+	js_num(b, "revoke_blocks", t->nr_revoke);
+	js_num(b, "bad_descriptor_blocks", t->nr_bad_descr);
+	js_num(b, "bad_revoke_blocks", t->nr_bad_revoke);
+	js_str(b, "status", ej_commit_status_name(t->status));
+	js_bool(b, "replayed", t->replay);
+	js_bool(b, "revokes_honoured", t->revokes);
+	js_num(b, "commit_sec", t->commit_sec);
+	sb_printf(b, "}");
+}
+
+static void json_block(struct sbuf *b, const struct ej_block_entry *e)
+{
+	sb_printf(b, "{\"tid\": %u", e->tid);
+	js_num(b, "journal_block", e->jblock);
+	js_num(b, "fs_block", e->fsblock);
+	js_str(b, "verdict", ej_verdict_name(e->verdict));
+	js_bool(b, "escaped", e->tag_flags & JBD2_FLAG_ESCAPE);
+	sb_printf(b, "}");
+}
+
+static void json_revoke(struct sbuf *b, const struct ej_revoke_entry *e)
+{
+	sb_printf(b, "{\"tid\": %u", e->tid);
+	js_num(b, "journal_block", e->jblock);
+	js_num(b, "records", e->nr_records);
+	js_bool(b, "csum_ok", e->csum_ok);
+	sb_printf(b, "}");
+}
+
 errcode_t ej_report_json(const struct ej_report *r, char **out)
 {
 	struct sbuf b = { 0 };
@@ -632,49 +690,22 @@ errcode_t ej_report_json(const struct ej_report *r, char **out)
 
 	sb_printf(&b, "  \"transactions\": [");
 	for (i = 0; i < r->nr_txns; i++) {
-		const struct jbd2_txn_info *t = &r->txns[i];
-
-		sb_printf(&b, "%s\n    {\"tid\": %u, \"first_block\": %lu, ",
-			  i ? "," : "", t->tid, t->first_block);
-		if (t->commit_block == ~0UL)
-			sb_printf(&b, "\"commit_block\": null, ");
-		else
-			sb_printf(&b, "\"commit_block\": %lu, ",
-				  t->commit_block);
-		sb_printf(&b, "\"blocks\": %u, \"descriptor_blocks\": %u, "
-			  "\"revoke_blocks\": %u, \"bad_descriptor_blocks\": %u, "
-			  "\"bad_revoke_blocks\": %u, \"status\": \"%s\", "
-			  "\"replayed\": %s, \"revokes_honoured\": %s, "
-			  "\"commit_sec\": %llu}",
-			  t->nr_blocks, t->nr_descr, t->nr_revoke,
-			  t->nr_bad_descr, t->nr_bad_revoke,
-			  ej_commit_status_name(t->status),
-			  json_bool(t->replay), json_bool(t->revokes),
-			  t->commit_sec);
+		sb_printf(&b, "%s\n    ", i ? "," : "");
+		json_txn(&b, &r->txns[i]);
 	}
 	sb_printf(&b, "%s],\n", r->nr_txns ? "\n  " : "");
 
 	sb_printf(&b, "  \"blocks\": [");
 	for (i = 0; i < r->nr_blocks; i++) {
-		const struct ej_block_entry *e = &r->blocks[i];
-
-		sb_printf(&b, "%s\n    {\"tid\": %u, \"journal_block\": %lu, "
-			  "\"fs_block\": %llu, \"verdict\": \"%s\", "
-			  "\"escaped\": %s}",
-			  i ? "," : "", e->tid, e->jblock, e->fsblock,
-			  ej_verdict_name(e->verdict),
-			  json_bool(e->tag_flags & JBD2_FLAG_ESCAPE));
+		sb_printf(&b, "%s\n    ", i ? "," : "");
+		json_block(&b, &r->blocks[i]);
 	}
 	sb_printf(&b, "%s],\n", r->nr_blocks ? "\n  " : "");
 
 	sb_printf(&b, "  \"revoke_blocks\": [");
 	for (i = 0; i < r->nr_revokes; i++) {
-		const struct ej_revoke_entry *e = &r->revokes[i];
-
-		sb_printf(&b, "%s\n    {\"tid\": %u, \"journal_block\": %lu, "
-			  "\"records\": %u, \"csum_ok\": %s}",
-			  i ? "," : "", e->tid, e->jblock, e->nr_records,
-			  json_bool(e->csum_ok));
+		sb_printf(&b, "%s\n    ", i ? "," : "");
+		json_revoke(&b, &r->revokes[i]);
 	}
 	sb_printf(&b, "%s],\n", r->nr_revokes ? "\n  " : "");
 
