@@ -17,7 +17,6 @@ OPs (transactions are named by tid, data blocks and tags count from 0):
     commit-csum TID      break TID's commit checksum (one byte of the time)
     commit-garble TID    wipe the magic number of TID's commit block
     commit-torn TID      overwrite TID's commit block after 512 bytes
-    commit-tear-head TID overwrite TID's commit block after its sequence
     data-flip TID N      flip one byte of TID's data block N
     descr-flip TID       flip one unused byte of TID's first descriptor
     tag-block TID N BLK  make tag N of TID name filesystem block BLK
@@ -197,16 +196,13 @@ def main(argv):
             inc = struct.unpack(">I", sb[0x28:0x2C])[0] | INCOMPAT_ASYNC
             sb[0x28:0x2C] = struct.pack(">I", inc)
             j.write_sb(sb)
-        elif op in ("commit-csum", "commit-garble", "commit-torn",
-                    "commit-tear-head"):
+        elif op in ("commit-csum", "commit-garble", "commit-torn"):
             blk = j.txn(int(args.pop(0)))["commit"]
             buf = j.read(blk)
             if op == "commit-csum":
                 flip(buf, 59)		# low byte of h_commit_nsec
             elif op == "commit-garble":
                 buf[0:4] = b"\0\0\0\0"
-            elif op == "commit-tear-head":
-                buf[12:512] = b"\x5a" * 500
             else:
                 buf[512:] = b"\x5a" * (j.bs - 512)
             j.write(blk, buf)
