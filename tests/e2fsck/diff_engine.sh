@@ -21,6 +21,7 @@ ONLY=("$@")
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2fsck-diff.XXXXXX") || exit 99
 trap '[ $KEEP = 1 ] || rm -rf "$WORK"' EXIT
+snapshot_ours "$WORK"
 
 # ---- the cases ------------------------------------------------------
 # Each builds $IMG; MODES may be narrowed; JNL names an external journal.

@@ -25,6 +25,12 @@ if [ ! -x "$OURS" ]; then
 	exit 99
 fi
 
+# snapshot_ours DIR: test a copy of our e2fsck, so that a rebuild in the
+# tree while the tests run does not pull it away from under them.
+snapshot_ours() {
+	mkdir -p "$1/bin" && cp "$OURS" "$1/bin/e2fsck" && OURS=$1/bin/e2fsck
+}
+
 # mkfs FEATURES [BLOCKS [BS [JOURNAL_MB]]]
 mkfs() {
 	: >"$IMG"

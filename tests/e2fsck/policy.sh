@@ -9,6 +9,7 @@
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2fsck-policy.XXXXXX") || exit 99
 trap 'rm -rf "$WORK"' EXIT
+snapshot_ours "$WORK"
 IMG=$WORK/img JNL=
 fails=0 checks=0
 

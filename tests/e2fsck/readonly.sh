@@ -10,6 +10,7 @@
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2fsck-ro.XXXXXX") || exit 99
 trap 'rm -rf "$WORK"' EXIT
+snapshot_ours "$WORK"
 fails=0 checks=0
 
 sums() {
