@@ -1105,7 +1105,7 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 				"%s: %lu logged block(s) name a place outside the filesystem or inside the journal; not written\n",
 				ctx->device_name,
 				r->counts[JBD2_BLOCK_OUT_OF_RANGE]);
-			ctx->flags |= E2F_FLAG_FORCE_ENGINE | E2F_FLAG_FLAGGED;
+			ctx->flags |= E2F_FLAG_FLAGGED;
 			ctx->exit_value |= FSCK_NONDESTRUCT;
 		}
 	} else {
@@ -1115,7 +1115,7 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 			err = ferr;
 		if (bad) {
 			say_replayed_anyway(ctx, j);
-			ctx->flags |= E2F_FLAG_FORCE_ENGINE | E2F_FLAG_FLAGGED;
+			ctx->flags |= E2F_FLAG_FLAGGED;
 			ctx->exit_value |= FSCK_NONDESTRUCT;
 		}
 	}

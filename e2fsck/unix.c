@@ -358,7 +358,7 @@ static int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv)
 	close(perr[1]);
 	rel[nrel].in = perr[0];
 	rel[nrel].out = merged ? 1 : 2;
-	rel[nrel].drop_banner = 1;
+	rel[nrel].drop_banner = !(ctx->options & E2F_OPT_PREEN);
 	rel[nrel].watch = merged;
 	nrel++;
 	if (pout[0] >= 0) {
@@ -663,7 +663,7 @@ static void build_engine_argv(struct e2fsck_ctx *ctx, int nopts,
 static char **final_engine_argv(struct e2fsck_ctx *ctx)
 {
 	char **v = ctx->engine_argv;
-	int n = ctx->engine_argc;
+	int n = ctx->engine_argc, force;
 
 	if (ctx->engine_extended) {
 		v[n++] = "-E";
@@ -671,10 +671,15 @@ static char **final_engine_argv(struct e2fsck_ctx *ctx)
 	}
 	/*
 	 * A problem fixed before e2fsck's restart makes it check in full
-	 * afterwards, as -f does.
+	 * afterwards, as -f does; so does a journal the policy found damaged,
+	 * unless only the journal was asked for (the error state it leaves
+	 * forces the next check).
 	 */
-	if ((ctx->flags & (E2F_FLAG_FORCE_ENGINE | E2F_FLAG_PROBLEMS_FIXED)) &&
-	    !(ctx->options & E2F_OPT_FORCE))
+	force = ctx->flags & (E2F_FLAG_FORCE_ENGINE | E2F_FLAG_PROBLEMS_FIXED);
+	if ((ctx->flags & E2F_FLAG_FLAGGED) &&
+	    !(ctx->options & E2F_OPT_JOURNAL_ONLY))
+		force = 1;
+	if (force && !(ctx->options & E2F_OPT_FORCE))
 		v[n++] = "-f";
 	if (ctx->flags & E2F_FLAG_YES_TO_ALL)
 		v[n++] = "-y";

@@ -63,6 +63,16 @@ expect_out "Pass 1"
 [ "$(block 1508)" = "$B" ] || fail "transaction 2 not replayed"
 "$E2FSCK_REF" -fn "$IMG" >"$WORK/out" 2>&1 || fail "not clean afterwards"
 
+NAME="last commit damaged, replay-all, journal_only"
+two_txns
+spoil "$(logged_at 2 2)" 16
+run -y -E journal_only,journal_policy=replay-all
+expect_rc 1
+expect_out "journal transaction 2 was corrupt; replayed it"
+grep -q "^Pass 1" "$WORK/out" && fail "passes run under journal_only"
+"$DUMPE2FS" -h "$IMG" 2>/dev/null | grep -q "^Filesystem state: *clean with errors" ||
+	fail "no error state left for the next check"
+
 NAME="last commit damaged, stop"
 two_txns
 spoil "$(logged_at 2 2)" 16
