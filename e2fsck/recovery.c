@@ -1152,6 +1152,7 @@ int jbd2_journal_recover(journal_t *journal)
 	journal_superblock_t *sb = journal->j_superblock;
 	struct recovery_info info;
 	unsigned long start = be32_to_cpu(sb->s_start);
+	unsigned int i;
 	int err, err2;
 
 	memset(&info, 0, sizeof(info));
@@ -1178,9 +1179,14 @@ int jbd2_journal_recover(journal_t *journal)
 		decide(journal, &info);
 		err = fc_pass(journal, &info, PASS_SCAN);
 	}
-	report_txns(journal, &info);
 	if (!err)
 		err = do_revoke(journal, &info);
+	if (err) {
+		/* A failed scan or revoke pass ("stop") replays nothing. */
+		for (i = 0; i < info.nr_txn; i++)
+			info.txn[i].ti.replay = 0;
+	}
+	report_txns(journal, &info);
 	if (!err && journal->j_replay_policy == JBD2_POLICY_REFUSE) {
 		/* Look for bad data blocks before writing anything. */
 		if (!journal->j_replay_corrupt)
