@@ -22,58 +22,18 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "memdev.h"
+#include "rig.h"
 
-#define JNL_BLOCKS	1024	/* every test journal: 1024 blocks */
-#define INT_FS_BLOCKS	2048	/* device with an internal journal */
-#define INT_JBASE	512	/* ... at blocks 512-1535 */
-#define EXT_FS_BLOCKS	1024	/* filesystem of an external journal */
 #define TEST_TIMEOUT	300	/* seconds: a hang is a failure */
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const int all_policies[] = {
 	JBD2_POLICY_REPLAY_ALL, JBD2_POLICY_STOP, JBD2_POLICY_REFUSE,
 };
 
 /* ------------------------------------------------------------------ */
-/* Random numbers (deterministic: a failure can be rerun)              */
-
-static __u32 rnd_next(__u32 *s)
-{
-	__u32 x = *s ? *s : 0x9e3779b9U;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	*s = x;
-	return x;
-}
-
-static __u32 rnd_below(__u32 *s, __u32 n)
-{
-	return n ? rnd_next(s) % n : 0;
-}
-
-static void rnd_fill(__u32 *s, void *buf, size_t len)
-{
-	unsigned char *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (unsigned char)(rnd_next(s) >> 11);
-}
-
-/* ------------------------------------------------------------------ */
 /* Journal configurations                                              */
 
-struct cfg {
-	const char	*name;
-	int		csum;
-	unsigned int	flags;		/* EJ_W_* */
-	unsigned int	tag_bytes;	/* FORMAT.md's table */
-};
-
-static const struct cfg layouts[] = {
+static const struct rig_cfg layouts[] = {
 	{ "none_32", EJ_CSUM_NONE, 0, 8 },
 	{ "none_64", EJ_CSUM_NONE, EJ_W_64BIT, 12 },
 	{ "v1_32", EJ_CSUM_V1, 0, 8 },
@@ -87,348 +47,7 @@ static const struct cfg layouts[] = {
 #define NR_LAYOUTS	ARRAY_SIZE(layouts)
 
 /* ------------------------------------------------------------------ */
-/* The rig: devices, writer, and the model                              */
-
-struct mtxn {
-	__u32			tid;
-	int			committed;
-	size_t			nr_blk, max_blk;
-	unsigned long long	*blk;
-	unsigned char		**data;
-	size_t			nr_rev, max_rev;
-	unsigned long long	*rev;
-};
-
-struct rig {
-	unsigned int		bs;
-	int			external;
-	struct memdev		*fs;
-	struct memdev		*jd;		/* == fs when internal */
-	unsigned long long	jbase;
-	unsigned long		jlen;
-	struct memhost		host;
-	struct ej_writer	*w;
-	unsigned char		*fs_pre;	/* devices as written */
-	unsigned char		*jd_pre;
-	struct mtxn		*tx;
-	size_t			nr_tx, max_tx;
-	__u32			rnd;
-	int			rc;		/* of the last recovery */
-};
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	assert_non_null(p);
-	return p;
-}
-
-/* The i-th block a transaction may log (never one of the journal's). */
-static unsigned long long rig_fsblk(const struct rig *r, unsigned long i)
-{
-	unsigned long n = r->external ? EXT_FS_BLOCKS :
-			  INT_FS_BLOCKS - JNL_BLOCKS;
-
-	i %= n;
-	if (!r->external && i >= INT_JBASE)
-		i += JNL_BLOCKS;
-	return i;
-}
-
-static void rig_init(struct rig *r, unsigned int bs, int external,
-		     __u32 seed)
-{
-	unsigned long long b;
-
-	memset(r, 0, sizeof(*r));
-	r->bs = bs;
-	r->external = external;
-	r->rnd = seed;
-	r->jlen = JNL_BLOCKS;
-	if (external) {
-		r->fs = memdev_new(bs, EXT_FS_BLOCKS);
-		r->jd = memdev_new(bs, JNL_BLOCKS);
-		r->jbase = 0;
-	} else {
-		r->fs = memdev_new(bs, INT_FS_BLOCKS);
-		r->jd = r->fs;
-		r->jbase = INT_JBASE;
-	}
-	assert_non_null(r->fs);
-	assert_non_null(r->jd);
-	/* The filesystem's blocks hold something; the journal starts zeroed. */
-	for (b = 0; b < r->fs->nr_blocks; b++)
-		if (external || b < r->jbase || b >= r->jbase + r->jlen)
-			rnd_fill(&r->rnd, memdev_block(r->fs, b), bs);
-	assert_int_equal(memhost_init(&r->host, r->fs,
-				      external ? r->jd : NULL, r->jbase,
-				      r->jlen), 0);
-}
-
-/* Open the writer: a fresh journal of JNL_BLOCKS blocks unless told. */
-static void rig_writer(struct rig *r, const struct cfg *c,
-		       struct ej_writer_opts *o)
-{
-	struct ej_writer_opts def;
-	struct ej_jsink sink;
-
-	if (!o) {
-		memset(&def, 0, sizeof(def));
-		o = &def;
-	}
-	o->blocksize = r->bs;
-	if (c) {
-		o->csum = c->csum;
-		o->flags |= c->flags;
-	}
-	o->flags |= EJ_W_FORMAT | EJ_W_ZERO_LOG;
-	if (!o->maxlen)
-		o->maxlen = r->jlen;
-	memhost_sink(&r->host, &sink);
-	assert_int_equal(ej_writer_open(&sink, o, &r->w), 0);
-}
-
-static void rig_free(struct rig *r)
-{
-	size_t i, j;
-
-	memhost_fini(&r->host);
-	ej_writer_free(r->w);
-	for (i = 0; i < r->nr_tx; i++) {
-		for (j = 0; j < r->tx[i].nr_blk; j++)
-			free(r->tx[i].data[j]);
-		free(r->tx[i].data);
-		free(r->tx[i].blk);
-		free(r->tx[i].rev);
-	}
-	free(r->tx);
-	free(r->fs_pre);
-	free(r->jd_pre);
-	if (r->jd != r->fs)
-		memdev_free(r->jd);
-	memdev_free(r->fs);
-	memset(r, 0, sizeof(*r));
-}
-
-static __u32 tx_begin(struct rig *r)
-{
-	struct mtxn *t;
-	__u32 tid;
-
-	assert_int_equal(ej_writer_begin(r->w, &tid), 0);
-	if (r->nr_tx == r->max_tx) {
-		r->max_tx = r->max_tx ? 2 * r->max_tx : 16;
-		r->tx = xrealloc(r->tx, r->max_tx * sizeof(*r->tx));
-	}
-	t = &r->tx[r->nr_tx++];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	return tid;
-}
-
-/* Log fresh random content for @blk; @escape: it starts with the magic. */
-static void tx_add(struct rig *r, unsigned long long blk, int escape)
-{
-	struct mtxn *t = &r->tx[r->nr_tx - 1];
-	__be32 magic = cpu_to_be32(JBD2_MAGIC_NUMBER);
-	unsigned char *d = malloc(r->bs);
-
-	assert_non_null(d);
-	rnd_fill(&r->rnd, d, r->bs);
-	if (escape)
-		memcpy(d, &magic, sizeof(magic));
-	else if (!memcmp(d, &magic, sizeof(magic)))
-		d[0] ^= 1;
-	assert_int_equal(ej_writer_add_block(r->w, blk, d), 0);
-	if (t->nr_blk == t->max_blk) {
-		t->max_blk = t->max_blk ? 2 * t->max_blk : 16;
-		t->blk = xrealloc(t->blk, t->max_blk * sizeof(*t->blk));
-		t->data = xrealloc(t->data, t->max_blk * sizeof(*t->data));
-	}
-	t->blk[t->nr_blk] = blk;
-	t->data[t->nr_blk++] = d;
-}
-
-static void tx_revoke(struct rig *r, unsigned long long blk)
-{
-	struct mtxn *t = &r->tx[r->nr_tx - 1];
-
-	assert_int_equal(ej_writer_revoke(r->w, blk), 0);
-	if (t->nr_rev == t->max_rev) {
-		t->max_rev = t->max_rev ? 2 * t->max_rev : 16;
-		t->rev = xrealloc(t->rev, t->max_rev * sizeof(*t->rev));
-	}
-	t->rev[t->nr_rev++] = blk;
-}
-
-static void tx_commit(struct rig *r)
-{
-	assert_int_equal(ej_writer_commit(r->w), 0);
-	r->tx[r->nr_tx - 1].committed = 1;
-}
-
-static void tx_uncommitted(struct rig *r)
-{
-	assert_int_equal(ej_writer_end_uncommitted(r->w), 0);
-}
-
-/* Write the journal superblock and remember the devices as written. */
-static void rig_seal(struct rig *r)
-{
-	size_t fs_sz = (size_t)r->fs->nr_blocks * r->bs;
-	size_t jd_sz = (size_t)r->jd->nr_blocks * r->bs;
-
-	assert_int_equal(ej_writer_finish(r->w), 0);
-	free(r->fs_pre);
-	free(r->jd_pre);
-	r->fs_pre = malloc(fs_sz);
-	r->jd_pre = malloc(jd_sz);
-	assert_non_null(r->fs_pre);
-	assert_non_null(r->jd_pre);
-	memcpy(r->fs_pre, r->fs->data, fs_sz);
-	memcpy(r->jd_pre, r->jd->data, jd_sz);
-}
-
-/* Take the devices as they are now as the "written" state. */
-static void rig_resnap(struct rig *r)
-{
-	memcpy(r->fs_pre, r->fs->data, (size_t)r->fs->nr_blocks * r->bs);
-	memcpy(r->jd_pre, r->jd->data, (size_t)r->jd->nr_blocks * r->bs);
-}
-
-/* Rewrite the journal superblock in place (checksum made valid). */
-static void rig_patch_jsb(struct rig *r, __u32 start, __u32 seq,
-			  __u32 maxlen)
-{
-	journal_superblock_t *sb;
-
-	sb = (journal_superblock_t *)memdev_block(r->jd, r->jbase);
-	sb->s_start = cpu_to_be32(start);
-	sb->s_sequence = cpu_to_be32(seq);
-	if (maxlen)
-		sb->s_maxlen = cpu_to_be32(maxlen);
-	if (be32_to_cpu(sb->s_feature_incompat) &
-	    (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
-		sb->s_checksum = 0;
-		sb->s_checksum = cpu_to_be32(ej_crc32c(~0U, sb, sizeof(*sb)));
-	}
-}
-
-/* Does a revoke record of a committed transaction keep @blk out of @tid? */
-static int model_revoked(const struct rig *r, size_t nr_live,
-			 unsigned long long blk, __u32 tid)
-{
-	size_t i, j;
-
-	for (i = 0; i < nr_live; i++)
-		for (j = 0; j < r->tx[i].nr_rev; j++)
-			if (r->tx[i].rev[j] == blk &&
-			    tid_geq(r->tx[i].tid, tid))
-				return 1;
-	return 0;
-}
-
-/* Transactions a recovery replays: all up to the first uncommitted one. */
-static size_t model_nr_live(const struct rig *r)
-{
-	size_t n = 0;
-
-	while (n < r->nr_tx && r->tx[n].committed)
-		n++;
-	return n;
-}
-
-/* The filesystem device as it must be after replaying everything. */
-static unsigned char *model_expect(const struct rig *r)
-{
-	size_t sz = (size_t)r->fs->nr_blocks * r->bs;
-	size_t live = model_nr_live(r), i, j;
-	unsigned char *img = malloc(sz);
-
-	assert_non_null(img);
-	memcpy(img, r->fs_pre, sz);
-	for (i = 0; i < live; i++)
-		for (j = 0; j < r->tx[i].nr_blk; j++)
-			if (!model_revoked(r, live, r->tx[i].blk[j],
-					   r->tx[i].tid))
-				memcpy(img + r->tx[i].blk[j] * r->bs,
-				       r->tx[i].data[j], r->bs);
-	return img;
-}
-
-/* Which model transaction last logged @blk with this content (for logs). */
-static const char *describe(const struct rig *r, unsigned long long blk,
-			    const unsigned char *content, char *out,
-			    size_t len)
-{
-	size_t i, j;
-
-	if (!memcmp(content, r->fs_pre + blk * r->bs, r->bs)) {
-		snprintf(out, len, "its old content");
-		return out;
-	}
-	for (i = r->nr_tx; i > 0; i--)
-		for (j = 0; j < r->tx[i - 1].nr_blk; j++)
-			if (r->tx[i - 1].blk[j] == blk &&
-			    !memcmp(content, r->tx[i - 1].data[j], r->bs)) {
-				snprintf(out, len, "tid %u's version",
-					 r->tx[i - 1].tid);
-				return out;
-			}
-	snprintf(out, len, "unknown content");
-	return out;
-}
-
-/* Compare the device with @expect block by block; say what differs. */
-static void check_image(const struct rig *r, const unsigned char *expect,
-			const char *what)
-{
-	unsigned long long b;
-	unsigned long bad = 0;
-	char e[64], g[64];
-
-	for (b = 0; b < r->fs->nr_blocks; b++) {
-		const unsigned char *got = memdev_block(r->fs, b);
-
-		if (!memcmp(got, expect + b * r->bs, r->bs))
-			continue;
-		if (bad++ < 8)
-			print_message("%s: block %llu holds %s, expected %s\n",
-				      what, b, describe(r, b, got, g, sizeof(g)),
-				      describe(r, b, expect + b * r->bs, e,
-					       sizeof(e)));
-	}
-	if (bad)
-		fail_msg("%s: %lu blocks differ from the model", what, bad);
-	if (r->external && memcmp(r->jd->data, r->jd_pre,
-				  (size_t)r->jd->nr_blocks * r->bs))
-		fail_msg("%s: recovery wrote into the external journal", what);
-}
-
-/* Restore the written state, load, recover. */
-static journal_t *rig_recover(struct rig *r, int policy)
-{
-	memcpy(r->fs->data, r->fs_pre, (size_t)r->fs->nr_blocks * r->bs);
-	memcpy(r->jd->data, r->jd_pre, (size_t)r->jd->nr_blocks * r->bs);
-	memset(r->host.writes, 0, r->fs->nr_blocks * sizeof(*r->host.writes));
-	r->host.replays = 0;
-	r->host.bad_replays = 0;
-	assert_int_equal(memhost_load(&r->host, policy), 0);
-	r->rc = jbd2_journal_recover(r->host.journal);
-	return r->host.journal;
-}
-
-/* What must hold after any recovery, whatever the journal held. */
-static void rig_done(struct rig *r, const char *what)
-{
-	if (r->host.bad_replays)
-		fail_msg("%s: replay called for %lu block(s) outside the filesystem or inside the journal (first: %llu)",
-			 what, r->host.bad_replays, r->host.first_bad);
-	memhost_unload(&r->host);
-	if (r->fs->live_bh || r->jd->live_bh)
-		fail_msg("%s: %ld buffer heads never released", what,
-			 r->fs->live_bh + (r->jd != r->fs ? r->jd->live_bh : 0));
-}
+/* Healthy journals                                                    */
 
 /*
  * A healthy journal: under every policy recovery succeeds, flags nothing,
@@ -537,32 +156,11 @@ static void workload_random(struct rig *r, unsigned int nr_tx,
 /* ------------------------------------------------------------------ */
 /* Writer self-checks: the journal as FORMAT.md describes it           */
 
-static __u32 rd32(const unsigned char *p)
-{
-	__be32 x;
-
-	memcpy(&x, p, 4);
-	return be32_to_cpu(x);
-}
-
-static __u16 rd16(const unsigned char *p)
-{
-	__be16 x;
-
-	memcpy(&x, p, 2);
-	return be16_to_cpu(x);
-}
-
-static unsigned char *jblk(struct rig *r, unsigned long lblk)
-{
-	return memdev_block(r->jd, r->jbase + lblk);
-}
-
 /*
  * Parse what the writer wrote with this file's own reading of FORMAT.md
  * and compare with the layout the writer reports and the model.
  */
-static void check_writer_format(struct rig *r, const struct cfg *c)
+static void check_writer_format(struct rig *r, const struct rig_cfg *c)
 {
 	const journal_superblock_t *sb = ej_writer_jsb(r->w);
 	__u32 seed = ej_crc32c(~0U, sb->s_uuid, 16);
@@ -916,7 +514,7 @@ static void test_writer_corrupt(void **state)
 /* Tests                                                               */
 
 struct layout_case {
-	const struct cfg	*cfg;
+	const struct rig_cfg	*cfg;
 	unsigned int		bs;
 };
 
@@ -1006,7 +604,7 @@ static void test_multi_descriptor(void **state)
 /* Revoke records, 32- and 64-bit, several revoke blocks per transaction. */
 static void test_revoke(void **state)
 {
-	static const struct cfg *pick[] = {
+	static const struct rig_cfg *pick[] = {
 		&layouts[0], &layouts[1], &layouts[4], &layouts[6],
 		&layouts[7],
 	};
@@ -1090,7 +688,7 @@ static void test_wrap(void **state)
  * with the next tid sits right after the log's end: a recovery that wraps
  * at s_maxlen instead replays it.
  */
-static void fc_case(unsigned int bs, unsigned long fc, const struct cfg *c)
+static void fc_case(unsigned int bs, unsigned long fc, const struct rig_cfg *c)
 {
 	unsigned long nfc = fc ? fc : JBD2_DEFAULT_FAST_COMMIT_BLOCKS;
 	unsigned long end = JNL_BLOCKS - nfc, blk;
@@ -1324,7 +922,7 @@ static void test_random_healthy(void **state)
 
 	(void)state;
 	for (iter = 0; iter < 60; iter++) {
-		const struct cfg *c = &layouts[rnd_below(&s, NR_LAYOUTS)];
+		const struct rig_cfg *c = &layouts[rnd_below(&s, NR_LAYOUTS)];
 		unsigned int bs = rnd_below(&s, 4) ? 1024 : 4096;
 
 		memset(&o, 0, sizeof(o));
@@ -1401,7 +999,7 @@ static void test_garbage_journal(void **state)
 
 	(void)state;
 	for (iter = 0; iter < 40; iter++) {
-		const struct cfg *c = &layouts[iter % NR_LAYOUTS];
+		const struct rig_cfg *c = &layouts[iter % NR_LAYOUTS];
 		__u32 seq;
 
 		rig_init(&r, 1024, iter % 7 == 6, rnd_next(&s));
@@ -1444,7 +1042,7 @@ static void test_random_tags(void **state)
 
 	(void)state;
 	for (iter = 0; iter < 60; iter++) {
-		const struct cfg *c = &layouts[iter % NR_LAYOUTS];
+		const struct rig_cfg *c = &layouts[iter % NR_LAYOUTS];
 
 		rig_init(&r, iter & 1 ? 4096 : 1024, iter % 5 == 4,
 			 rnd_next(&s));
@@ -1516,7 +1114,7 @@ static void test_random_start(void **state)
 
 	(void)state;
 	for (iter = 0; iter < 60; iter++) {
-		const struct cfg *c = &layouts[iter % NR_LAYOUTS];
+		const struct rig_cfg *c = &layouts[iter % NR_LAYOUTS];
 		__u32 start, seq, maxlen = 0;
 
 		rig_init(&r, 1024, 0, rnd_next(&s));
@@ -1603,18 +1201,7 @@ static void test_tag_out_of_range(void **state)
 			}
 			free(img);
 			/* start over on the same devices */
-			ej_writer_free(r.w);
-			r.w = NULL;
-			while (r.nr_tx) {
-				struct mtxn *m = &r.tx[--r.nr_tx];
-				size_t k;
-
-				for (k = 0; k < m->nr_blk; k++)
-					free(m->data[k]);
-				free(m->data);
-				free(m->blk);
-				free(m->rev);
-			}
+			rig_reset_model(&r);
 			memcpy(r.fs->data, r.fs_pre,
 			       (size_t)r.fs->nr_blocks * r.bs);
 		}
