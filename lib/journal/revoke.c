@@ -7,16 +7,17 @@
  * millions of records, so instead of a chained hash with one allocation
  * per record the table is a single open-addressing array of (block, tid)
  * slots, probed linearly and doubled when 70% full: lookups stay short,
- * memory is 16 bytes a slot, and a failed allocation leaves the table as
- * it was and reports -ENOMEM.
+ * memory is 12 bytes a slot (a million records fit in 24 MiB, 36 MiB
+ * while doubling), and a failed allocation leaves the table as it was and
+ * reports -ENOMEM.
  */
 #include "jfs_user.h"
 
+/* @key is the block number plus one; 0 marks an empty slot. */
 struct jbd2_revoke_slot {
-	u64	block;
+	u64	key;
 	tid_t	tid;
-	u32	used;
-};
+} __attribute__((packed));
 
 struct jbd2_revoke_table_s {
 	struct jbd2_revoke_slot	*slots;
@@ -24,6 +25,8 @@ struct jbd2_revoke_table_s {
 	unsigned int		init_shift;	/* size to shrink back to */
 	size_t			count;		/* records held */
 	size_t			limit;		/* grow before holding more */
+	int			has_last;	/* block ~0 (no key) revoked */
+	tid_t			last_tid;	/* ... up to this tid */
 };
 
 #define REVOKE_MIN_SHIFT	6
@@ -52,8 +55,9 @@ revoke_find(struct jbd2_revoke_slot *slots, unsigned int shift, u64 block)
 {
 	size_t mask = revoke_slots(shift) - 1;
 	size_t i = revoke_hash(block, shift);
+	u64 key = block + 1;
 
-	while (slots[i].used && slots[i].block != block)
+	while (slots[i].key && slots[i].key != key)
 		i = (i + 1) & mask;
 	return &slots[i];
 }
@@ -85,9 +89,9 @@ static int revoke_grow(struct jbd2_revoke_table_s *table)
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (!old[i].used)
+		if (!old[i].key)
 			continue;
-		s = revoke_find(slots, shift, old[i].block);
+		s = revoke_find(slots, shift, old[i].key - 1);
 		*s = old[i];
 	}
 	kfree(old);
@@ -147,8 +151,17 @@ int jbd2_journal_set_revoke(journal_t *journal, unsigned long long blocknr,
 
 	if (!table)
 		return -EINVAL;
+	/* the one block number with no key of its own */
+	if (blocknr == ~0ULL) {
+		if (!table->has_last || tid_gt(sequence, table->last_tid))
+			table->last_tid = sequence;
+		if (!table->has_last)
+			table->count++;
+		table->has_last = 1;
+		return 0;
+	}
 	s = revoke_find(table->slots, table->shift, blocknr);
-	if (s->used) {
+	if (s->key) {
 		if (tid_gt(sequence, s->tid))
 			s->tid = sequence;
 		return 0;
@@ -159,9 +172,8 @@ int jbd2_journal_set_revoke(journal_t *journal, unsigned long long blocknr,
 			return err;
 		s = revoke_find(table->slots, table->shift, blocknr);
 	}
-	s->block = blocknr;
+	s->key = (u64)blocknr + 1;
 	s->tid = sequence;
-	s->used = 1;
 	table->count++;
 	return 0;
 }
@@ -175,8 +187,10 @@ int jbd2_journal_test_revoke(journal_t *journal, unsigned long long blocknr,
 
 	if (!table || !table->count)
 		return 0;
+	if (blocknr == ~0ULL)
+		return table->has_last && !tid_gt(sequence, table->last_tid);
 	s = revoke_find(table->slots, table->shift, blocknr);
-	if (!s->used)
+	if (!s->key)
 		return 0;
 	return !tid_gt(sequence, s->tid);
 }
@@ -194,6 +208,7 @@ void jbd2_journal_clear_revoke(journal_t *journal)
 	if (!table)
 		return;
 	table->count = 0;
+	table->has_last = 0;
 	if (table->shift > table->init_shift) {
 		slots = revoke_alloc_slots(table->init_shift);
 		if (slots) {

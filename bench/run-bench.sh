@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# run-bench.sh - the "Fast replay" benchmark: our e2fsck against e2fsprogs'
+# on the images a, b, c and a revoke-heavy journal, with the targets.
+#
+# Builds missing images with the shared bench kit, runs
+# replay-bench.sh --verify (fresh copy per run, candidate and reference
+# alternated), and prints per image the median wall time of both, the
+# per-pair wall ratios, their median, the peak RSS, and PASS/MISS for each
+# target.  Not part of "make check": it takes minutes and depends on load.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+
+kit="${BENCH_KIT:-$top/../shared/bench}"
+work="${BENCH_WORK:-$top/bench/work}"
+runs=5
+images="a b c r"
+cand="$top/e2fsck/e2fsck"
+ref="${REF_E2FSCK:-/usr/sbin/e2fsck}"
+revokes=1000000
+
+usage() {
+	cat <<'EOF'
+Usage: bench/run-bench.sh [options]
+
+  --kit DIR       the shared bench scripts [../shared/bench, or $BENCH_KIT]
+  --work DIR      where the images live / are built [bench/work, or $BENCH_WORK]
+  --runs N        measured pairs per image (at least 5 for the targets) [5]
+  --images LIST   any of "a b c r" (r: revoke-heavy) ["a b c r"]
+  --candidate F   our e2fsck [e2fsck/e2fsck]
+  --ref F         e2fsprogs' e2fsck [/usr/sbin/e2fsck, or $REF_E2FSCK]
+  -h, --help      this text
+
+Both run as "F -y -E journal_only IMG" on fresh copies of each image.
+Targets (wall ratio ours/e2fsprogs, median of the per-pair ratios):
+  a <= 0.12, b <= 0.30, c <= 0.5, r <= 0.05 and our median wall < 5 s;
+  our peak RSS <= 64 MiB on every image; every run verified.
+Exit status: 0 when every target is met, 1 otherwise, 2 on usage errors.
+EOF
+}
+
+die() { echo "run-bench: error: $*" >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kit) kit="$2"; shift 2 ;;
+	--work) work="$2"; shift 2 ;;
+	--runs) runs="$2"; shift 2 ;;
+	--images) images="$2"; shift 2 ;;
+	--candidate) cand="$2"; shift 2 ;;
+	--ref) ref="$2"; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+done
+
+[ -x "$kit/replay-bench.sh" ] || die "no replay-bench.sh in $kit (--kit)"
+[ -x "$cand" ] || die "$cand is not built (make -j2)"
+[ -x "$ref" ] || die "reference $ref not found (--ref)"
+mkdir -p "$work"
+
+image_path() {
+	case "$1" in
+	r) echo "$work/r1m.img" ;;
+	*) echo "$work/$1.img" ;;
+	esac
+}
+
+build_image() {
+	local name="$1" img
+	img=$(image_path "$name")
+	[ -f "$img" ] && return 0
+	echo "run-bench: building $img"
+	case "$name" in
+	a) "$kit/mkjournal-image.sh" "$img" ;;
+	b) "$kit/mkjournal-image.sh" "$img" --distinct 234000 ;;
+	c) "$kit/mkjournal-image.sh" "$img" --journal-mb 32 ;;
+	r) python3 "$kit/mkrevoke-image.py" "$img" --revokes "$revokes" ;;
+	*) die "unknown image $name" ;;
+	esac
+}
+
+target_of() {
+	case "$1" in
+	a) echo 0.12 ;;
+	b) echo 0.30 ;;
+	c) echo 0.5 ;;
+	r) echo 0.05 ;;
+	esac
+}
+
+# median of the numbers on stdin
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "nan"; exit }
+		if (NR % 2) print v[(NR + 1) / 2];
+		else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+summary=""
+fail=0
+
+for name in $images; do
+	build_image "$name"
+	img=$(image_path "$name")
+	log="$work/bench-$name.log"
+	echo "run-bench: image $name ($img), $runs pairs"
+	status=0
+	"$kit/replay-bench.sh" --runs "$runs" --warmup 1 --no-floor --verify \
+		--ref "$ref -y -E journal_only {img}" --image "$img" -- \
+		"$cand" -y -E journal_only {img} >"$log" 2>&1 || status=$?
+
+	# "candidate run 3  wall   0.546 s  user ... maxrss    13.1 MiB  rc 0  ok"
+	cw=$(awk '$1 == "candidate" && $2 == "run" && $3 != "w" { print $5 }' "$log")
+	rw=$(awk '$1 == "reference" && $2 == "run" && $3 != "w" { print $5 }' "$log")
+	rss=$(awk '$1 == "candidate" && $2 == "run" { print $12 }' "$log" |
+	      sort -g | tail -1)
+	ratios=$(paste <(echo "$cw") <(echo "$rw") |
+		 awk '$2 > 0 { printf "%.3f\n", $1 / $2 }')
+	cmed=$(echo "$cw" | median)
+	rmed=$(echo "$rw" | median)
+	ratio=$(echo "$ratios" | median)
+	verified=OK
+	[ "$status" -eq 0 ] && grep -q '^RESULT: OK' "$log" || verified=FAIL
+
+	t=$(target_of "$name")
+	v_ratio=$(awk -v x="$ratio" -v t="$t" 'BEGIN { print (x <= t) ? "PASS" : "MISS" }')
+	v_rss=$(awk -v x="${rss:-999}" 'BEGIN { print (x <= 64) ? "PASS" : "MISS" }')
+	line=$(printf '%-2s ours %7.3f s  e2fsprogs %7.3f s  ratio %6.3f (<= %s: %s)  peak RSS %5.1f MiB (%s)  verify %s' \
+	       "$name" "$cmed" "$rmed" "$ratio" "$t" "$v_ratio" "${rss:-0}" "$v_rss" "$verified")
+	if [ "$name" = r ]; then
+		v_wall=$(awk -v x="$cmed" 'BEGIN { print (x < 5) ? "PASS" : "MISS" }')
+		line="$line  wall < 5 s: $v_wall"
+		[ "$v_wall" = PASS ] || fail=1
+	fi
+	echo "   per-pair ratios: $(echo $ratios)"
+	echo "   $line"
+	summary="$summary$line"$'\n'
+	[ "$v_ratio" = PASS ] && [ "$v_rss" = PASS ] && [ "$verified" = OK ] || fail=1
+done
+
+echo
+echo "run-bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%s' "$summary"
+if [ "$fail" -eq 0 ]; then
+	echo "RESULT: PASS (every target met)"
+else
+	echo "RESULT: MISS (see above)"
+fi
+exit "$fail"
