@@ -51,6 +51,7 @@
 #define E2F_FLAG_YES_TO_ALL	0x0008	/* 'a': the engine gets -y */
 #define E2F_FLAG_FLAGGED	0x0020	/* corruption flagged */
 #define E2F_FLAG_NO_ENGINE	0x0040	/* do not run the engine */
+#define E2F_FLAG_ACTED		0x0080	/* the journal phase acted */
 
 /* What the journal phase decided about the device. */
 enum e2f_journal_action {
@@ -63,6 +64,7 @@ struct e2fsck_ctx {
 	const char	*filesystem_name; /* the device as we open it */
 	char		*io_options;	/* after '?' in the device */
 	char		*device_name;	/* -N, label, or path */
+	int		named;		/* -N given */
 	const char	*device_arg;	/* the device as written */
 	const char	*journal_name;	/* -j, resolved */
 	const char	*journal_arg;	/* -j as written */

@@ -641,7 +641,7 @@ static char *resolve_devname(const char *name)
 static void build_engine_argv(struct e2fsck_ctx *ctx, int nopts,
 			      char *const *optc, char *const *optv)
 {
-	int i, n = 0, max = 2 * nopts + 8;
+	int i, n = 0, max = 2 * nopts + 10;
 	char **v = xmalloc(max * sizeof(char *));
 	char opt[3] = { '-', 0, 0 };
 
@@ -683,6 +683,14 @@ static char **final_engine_argv(struct e2fsck_ctx *ctx)
 		v[n++] = "-f";
 	if (ctx->flags & E2F_FLAG_YES_TO_ALL)
 		v[n++] = "-y";
+	/*
+	 * e2fsck names the device once, before its restart; a replay may
+	 * have changed the label it took the name from.
+	 */
+	if ((ctx->flags & E2F_FLAG_ACTED) && !ctx->named && ctx->device_name) {
+		v[n++] = "-N";
+		v[n++] = ctx->device_name;
+	}
 	v[n++] = (char *)ctx->device_arg;
 	v[n] = NULL;
 	return v;
@@ -810,6 +818,7 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 			break;
 		case 'N':
 			ctx->device_name = xstrdup(optarg);
+			ctx->named = 1;
 			break;
 		case 'z':
 			ctx->undo_file = optarg;
@@ -893,6 +902,8 @@ int main(int argc, char **argv)
 	action = e2fsck_journal_phase(ctx);
 	if (action == E2F_JOURNAL_DELEGATE && !(ctx->flags & E2F_FLAG_BANNER))
 		exec_engine(ctx, final_engine_argv(ctx));
+	if (action == E2F_JOURNAL_DONE)
+		ctx->flags |= E2F_FLAG_ACTED;
 	if (ctx->flags & E2F_FLAG_NO_ENGINE)
 		exit(ctx->exit_value);
 

@@ -41,7 +41,8 @@ CASES=(
 	backup_sb_recover ext_recover ext_bad_uuid ext_not_journal
 	ext_sb_csum_bad fast_commit_clean descr_csum_bad_v3 revoked_v3
 	journal_only label_name undo_file args no_backup_recover
-	no_backup_clean inode_size_wrong_backup
+	no_backup_clean inode_size_wrong_backup logs_superblock_4k
+	logs_superblock_1k recover_4k_64bit_v2 async_commit_ext3
 )
 
 build() {
@@ -91,6 +92,28 @@ build() {
 		mkfs has_journal,^extent,^flex_bg,^metadata_csum,^64bit
 		txn "" 1500-1510
 		echo "sif <8> mode 040600" | dfs ;;
+	logs_superblock_4k | logs_superblock_1k)
+		# the kernel logs the superblock: replay rewrites it (here
+		# with another volume name), and what e2fsck does next is
+		# read from the replayed copy
+		local b=4096 blk=0 off=1144 mb=4
+		if [ "$1" = logs_superblock_1k ]; then
+			b=1024 blk=1 off=120 mb=1
+		fi
+		mkfs has_journal,metadata_csum 8192 $b $mb
+		dd if="$IMG" of="$WORK/sb.$1" bs=$b skip=$blk count=1 2>/dev/null
+		printf 'replayed-label\0' | dd of="$WORK/sb.$1" bs=1 seek=$off \
+			conv=notrunc 2>/dev/null
+		python3 "$HERE/jpoke.py" --ext2-csum "$WORK/sb.$1" \
+			$((off - 120))
+		printf 'jo -c\njw -b %s %s\njc\n' $blk "$WORK/sb.$1" | dfs ;;
+	recover_4k_64bit_v2)
+		mkfs has_journal,64bit,^metadata_csum 16384 4096 4
+		txn "-c -v 2" 5000-5010 ;;
+	async_commit_ext3)
+		mkfs has_journal,^metadata_csum,^64bit
+		printf 'jo\njw -b 1500-1505 /dev/zero\njc\n' | dfs
+		poke incompat=0x5 ;;
 	no_backup_recover)
 		mkfs has_journal,metadata_csum
 		txn -c 1500-1510
@@ -292,7 +315,8 @@ for c in "${CASES[@]}"; do
 	IMG=$d/base.img JNL=
 	MODES=("-fy" "-y" "-fn" "-n" "-p" "-fp")
 	EXTRA=()
-	if ! build "$c"; then
+	if ! build "$c" || [ ! -s "$IMG" ]; then
+		echo "FAIL $c: could not build its image"
 		fails=$((fails + 1))
 		continue
 	fi

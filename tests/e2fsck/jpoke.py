@@ -2,6 +2,7 @@
 """jpoke.py: change fields of a journal superblock inside an image.
 
     jpoke.py IMG BLOCK BLOCKSIZE FIELD=VALUE... [csum] [badcsum]
+    jpoke.py --ext2-csum FILE OFFSET
 
 BLOCK is the physical block of the journal superblock (debugfs "bmap <8>
 0", or the block after the ext2 superblock of a journal device).  FIELD is
@@ -9,6 +10,9 @@ one of the names below (big-endian 32-bit fields unless said otherwise),
 or "u8@OFFSET" / "u32@OFFSET" for any byte or word.  "csum" recomputes the
 superblock checksum afterwards (crc32c of the first 1024 bytes with the
 checksum field zeroed, seed ~0), "badcsum" then spoils it.
+
+The second form re-signs the ext2 superblock at byte OFFSET of FILE
+(metadata_csum: crc32c of its first 1020 bytes, little-endian at 0x3FC).
 
 Written for e2journal's e2fsck tests from the facts in FORMAT.md.
 """
@@ -33,7 +37,18 @@ def crc32c(crc, data):
     return crc
 
 
+def ext2_csum(path, off):
+    with open(path, "r+b") as f:
+        f.seek(off)
+        sb = f.read(1024)
+        f.seek(off + 0x3FC)
+        f.write(struct.pack("<I", crc32c(0xFFFFFFFF, sb[:0x3FC])))
+
+
 def main(argv):
+    if argv and argv[0] == "--ext2-csum":
+        ext2_csum(argv[1], int(argv[2], 0))
+        return
     if len(argv) < 4:
         sys.exit(__doc__)
     img, block, bs = argv[0], int(argv[1]), int(argv[2])
