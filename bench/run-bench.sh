@@ -15,6 +15,7 @@ top=$(cd "$here/.." && pwd)
 kit="${BENCH_KIT:-$top/../shared/bench}"
 work="${BENCH_WORK:-$top/bench/work}"
 runs=5
+warmup=1
 images="a b c r"
 cand="$top/e2fsck/e2fsck"
 ref="${REF_E2FSCK:-/usr/sbin/e2fsck}"
@@ -27,6 +28,7 @@ Usage: bench/run-bench.sh [options]
   --kit DIR       the shared bench scripts [../shared/bench, or $BENCH_KIT]
   --work DIR      where the images live / are built [bench/work, or $BENCH_WORK]
   --runs N        measured pairs per image (at least 5 for the targets) [5]
+  --warmup N      untimed pairs first [1]
   --images LIST   any of "a b c r" (r: revoke-heavy) ["a b c r"]
   --candidate F   our e2fsck [e2fsck/e2fsck]
   --ref F         e2fsprogs' e2fsck [/usr/sbin/e2fsck, or $REF_E2FSCK]
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--kit) kit="$2"; shift 2 ;;
 	--work) work="$2"; shift 2 ;;
 	--runs) runs="$2"; shift 2 ;;
+	--warmup) warmup="$2"; shift 2 ;;
 	--images) images="$2"; shift 2 ;;
 	--candidate) cand="$2"; shift 2 ;;
 	--ref) ref="$2"; shift 2 ;;
@@ -107,7 +110,7 @@ for name in $images; do
 	log="$work/bench-$name.log"
 	echo "run-bench: image $name ($img), $runs pairs"
 	status=0
-	"$kit/replay-bench.sh" --runs "$runs" --warmup 1 --no-floor --verify \
+	"$kit/replay-bench.sh" --runs "$runs" --warmup "$warmup" --no-floor --verify \
 		--ref "$ref -y -E journal_only {img}" --image "$img" -- \
 		"$cand" -y -E journal_only {img} >"$log" 2>&1 || status=$?
 
@@ -121,6 +124,8 @@ for name in $images; do
 	cmed=$(echo "$cw" | median)
 	rmed=$(echo "$rw" | median)
 	ratio=$(echo "$ratios" | median)
+	# replay-bench's own median of per-pair CPU (user+sys) ratios
+	cpu=$(sed -n 's/^ratio cand.* cpu \([0-9.]*\).*/\1/p' "$log")
 	verified=OK
 	[ "$status" -eq 0 ] && grep -q '^RESULT: OK' "$log" || verified=FAIL
 
@@ -134,7 +139,7 @@ for name in $images; do
 		line="$line  wall < 5 s: $v_wall"
 		[ "$v_wall" = PASS ] || fail=1
 	fi
-	echo "   per-pair ratios: $(echo $ratios)"
+	echo "   per-pair wall ratios: $(echo $ratios); CPU ratio (median): ${cpu:-?}"
 	echo "   $line"
 	summary="$summary$line"$'\n'
 	[ "$v_ratio" = PASS ] && [ "$v_rss" = PASS ] && [ "$verified" = OK ] || fail=1
