@@ -650,7 +650,7 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 	bool csum_ok = descr_csum_ok(journal, buf);
 	bool last;
 	unsigned int ntags = count_tags(journal, buf, &last);
-	unsigned long after;
+	unsigned long after, step;
 	int err;
 
 	err = add_ctl(info, ss, JBD2_DESCRIPTOR_BLOCK, csum_ok, ntags);
@@ -675,6 +675,7 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 		info->txn[ss->cur].io_error = true;
 
 	after = log_advance(journal, ss->next, 1 + ntags);
+	step = 1 + ntags;
 	if (!csum_ok) {
 		/*
 		 * The tags cannot be trusted, so neither can the count.  Take
@@ -701,9 +702,17 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 				    log_len(journal) - ss->walked, &pos, &seq))
 				return SCAN_END;
 			after = pos;
+			step = (pos - ss->next + log_len(journal)) %
+				log_len(journal);
+			if (!step)
+				step = log_len(journal);
 		}
 	}
-	ss->walked += (after - ss->next + log_len(journal)) % log_len(journal);
+	/*
+	 * Count what was walked, not where it ended: a descriptor whose
+	 * tags cover the whole log ends on itself, which is a full lap.
+	 */
+	ss->walked += step;
 	ss->next = after;
 	return SCAN_NEXT;
 }
