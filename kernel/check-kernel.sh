@@ -32,6 +32,8 @@ Options:
   --no-install   never run apt-get; fail if a tool is missing
   --no-kunit     skip the KUnit boot
   --no-w1        skip the W=1 build of fs/jbd2
+  --kernel FILE  test this UML kernel instead of building one (with
+                 --stock: record what it does, expect nothing)
   --writer W     write the test journals with "e2journal" (write and
                  corrupt; the default when misc/e2journal has them) or
                  "debugfs" (jo/jw/jc, damaged by kernel/jtool.py)
@@ -52,6 +54,7 @@ install=1
 kunit=1
 w1=1
 writer=""
+kernel_bin=""
 
 while [[ $# -gt 0 ]]; do
 	case "$1" in
@@ -63,6 +66,7 @@ while [[ $# -gt 0 ]]; do
 	--no-kunit) kunit=0; shift ;;
 	--no-w1) w1=0; shift ;;
 	--writer) writer=$2; shift 2 ;;
+	--kernel) kernel_bin=$2; shift 2 ;;
 	-*) echo "check-kernel: unknown option $1" >&2; exit 16 ;;
 	*) builddir=$1; shift ;;
 	esac
@@ -219,14 +223,21 @@ prepare_patched_tree() {
 }
 
 # ------------------------------------------------------------ builds
-configure() {
+configure() {	# configure SRC OUT [CONFIG_NAME=VALUE...]
 	local src=$1 out=$2 stamp=$2/.uml.config.stamp sum
-	sum=$(cat "$here/uml.config" | cksum)
+	shift 2
+	sum=$({ cat "$here/uml.config"; printf '%s\n' "$@"; } | cksum)
 	mkdir -p "$out"
 	if [[ -f $out/.config && -f $stamp && $(cat "$stamp") == "$sum" ]]; then
 		return 0
 	fi
-	cp "$here/uml.config" "$out/.config"
+	local line sym filter=""
+	for line in "$@"; do
+		sym=$(grep -oE 'CONFIG_[A-Z0-9_]+' <<<"$line")
+		filter+="${filter:+|}^$sym="
+	done
+	{ grep -vE "${filter:-^\$}" "$here/uml.config"; printf '%s\n' "$@"; } \
+		>"$out/.config"
 	make -s -C "$src" ARCH=um O="$out" olddefconfig >/dev/null
 	printf '%s\n' "$sum" >"$stamp"
 }
@@ -244,12 +255,14 @@ build_kernel() {
 }
 
 # fs/jbd2 alone at W=1 (extra warnings and kernel-doc), in its own build
-# directory so that the main build keeps its objects.
+# directory so that the main build keeps its objects.  Without the KUnit
+# option recovery.c is built (and its kernel-doc checked) as itself, as
+# in a production kernel; recovery_test.o is then built on its own.
 build_w1() {
 	local out=$cache/build-w1 blog=$cache/build-w1.log
-	configure "$tree" "$out"
+	configure "$tree" "$out" "# CONFIG_JBD2_KUNIT_TEST is not set"
 	if ! make -C "$tree" ARCH=um O="$out" -j"$jobs" W=1 fs/jbd2/ \
-	     >"$blog" 2>&1; then
+	     fs/jbd2/recovery_test.o >"$blog" 2>&1; then
 		tail -40 "$blog"
 		die "W=1 build of fs/jbd2 failed (log: $blog)"
 	fi
@@ -604,6 +617,7 @@ b $((B + 703)) T2
 EOF
 	check_log "$1" 2
 	jblk=$(debugfs -R "bmap <8> 600" "$1" 2>/dev/null)
+	echo "$jblk" >"${1%.img}.jblock"
 	jbreak "$1" tag-block 1 1 "$jblk"
 }
 
@@ -959,6 +973,12 @@ check_extra() {	# check_extra TEST POLICY IMG
 	bad_data_csum/replay-all)
 		block_says "$img" $((B + 200)) "T1 [0]" ||
 			extra_bad+="the bad block did not keep T1's version; " ;;
+	tag_in_journal/*)
+		local jb
+		jb=$(cat "$imgdir/$t.jblock")
+		cmp -s <(dd if="$img" bs=4096 skip="$jb" count=1 status=none) \
+		       <(dd if="$imgdir/$t.img" bs=4096 skip="$jb" count=1 status=none) ||
+			extra_bad+="journal block $jb was overwritten; " ;;
 	healthy_many/*)
 		dd if="$img" bs=4096 skip=$((B + 1000)) count=1 status=none |
 			head -c 4 | od -An -tx1 | grep -q 'c0 3b 39 98' ||
@@ -990,7 +1010,11 @@ main() {
 	unpack
 	step "source unpacked"
 
-	if [[ $stock -eq 1 ]]; then
+	if [[ -n $kernel_bin ]]; then
+		kernel=$(cd "$(dirname "$kernel_bin")" && pwd)/$(basename "$kernel_bin")
+		[[ -x $kernel ]] || die "$kernel_bin: not an executable kernel"
+		log "testing $kernel"
+	elif [[ $stock -eq 1 ]]; then
 		tree=$pristine
 		out=$cache/build-stock
 		build_kernel "$tree" "$out"
