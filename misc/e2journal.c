@@ -4,6 +4,10 @@
  *
  *   e2journal dump IMAGE ...		(ej_dump.c)
  *   e2journal replay IMAGE [-j JOURNAL] [--policy P] [--json] [--dry-run]
+ *		[--skip TID:BLK]... [--force TID:BLK]... [--upto TID]
+ *		[--from SAVED] [--undo FILE] [--yes]
+ *   e2journal show IMAGE [TID:]BLOCK ...	(ej_show.c)
+ *   e2journal save IMAGE OUT ...		(ej_save.c)
  *
  * Exit codes follow fsck(8) (e2journal_int.h): 0 clean, 1 replayed with
  * corruption flagged, 4 refused under --policy refuse, 8 operational
@@ -17,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <et/com_err.h>
+#include <uuid/uuid.h>
 
 #include "e2journal_int.h"
 
@@ -31,6 +37,8 @@ static const struct {
 } commands[] = {
 	{ "dump",	ej_cmd_dump,	"show the journal superblock and log" },
 	{ "replay",	ej_cmd_replay,	"replay the journal into the filesystem" },
+	{ "show",	ej_cmd_show,	"what a block is; what its log changes" },
+	{ "save",	ej_cmd_save,	"keep a raw copy of the journal" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -61,10 +69,17 @@ static void replay_usage(FILE *f)
 		"      --force TID:BLK  write block BLK of transaction TID even if\n"
 		"                       skipped (bad checksum, not replayed)\n"
 		"      --upto TID       replay no transaction after TID\n"
+		"  -y, --yes            do not ask before --force writes\n"
+		"      --from SAVED     replay the journal saved in SAVED by\n"
+		"                       'e2journal save' (the journal on disk is\n"
+		"                       not touched)\n"
+		"      --undo FILE      keep what is overwritten in FILE, for\n"
+		"                       e2undo (an external journal: FILE.journal)\n"
 		"  -h, --help           this text\n\n"
 		"Exit status: 0 replayed cleanly or nothing to do, 1 replayed with\n"
 		"corruption flagged (run e2fsck -f), 4 refused by --policy refuse,\n"
-		"8 operational error, 16 usage error.\n", ej_prog);
+		"8 operational error, 16 usage error, 32 --force not confirmed.\n",
+		ej_prog);
 }
 
 /* "TID:BLOCK" */
@@ -87,9 +102,18 @@ static int parse_override(const char *s, struct ej_override *o, int force)
 	return 0;
 }
 
+struct replay_out {
+	FILE		*f;
+	struct ej_bar	*bar;
+};
+
 static void print_msg(void *arg, const char *msg)
 {
-	fputs(msg, (FILE *)arg);
+	struct replay_out *o = arg;
+
+	if (o->bar)
+		ej_bar_done(o->bar);
+	fputs(msg, o->f);
 }
 
 /* needs_recovery set over an empty log: clear it, as e2fsck does. */
@@ -103,11 +127,229 @@ static errcode_t clear_recover_flag(ext2_filsys fs)
 	return ext2fs_flush(fs);
 }
 
+/* The last report entry for @o's transaction and block, or NULL. */
+static const struct ej_block_entry *find_logged(const struct ej_report *r,
+						const struct ej_override *o)
+{
+	const struct ej_block_entry *found = NULL;
+	size_t i;
+
+	for (i = 0; i < r->nr_blocks; i++) {
+		if (r->blocks[i].tid == o->tid &&
+		    r->blocks[i].fsblock == o->fsblock)
+			found = &r->blocks[i];
+	}
+	return found;
+}
+
+/*
+ * Hold the overrides against what the policy alone decides (@r, from a
+ * dry run without the forced ones): each must name a logged block, and
+ * a person forcing a block must be told why the policy skips it.  The
+ * number of blocks --force would really add goes to *forced.
+ */
+static int check_overrides(const struct ej_report *r,
+			   const struct ej_override *ovr, size_t nr,
+			   unsigned int *forced)
+{
+	const struct ej_block_entry *e;
+	const char *what;
+	size_t i, j;
+	int bad = 0;
+
+	*forced = 0;
+	for (i = 0; i < nr; i++) {
+		const struct ej_override *o = &ovr[i];
+
+		for (j = 0; j < i; j++) {
+			if (ovr[j].tid == o->tid &&
+			    ovr[j].fsblock == o->fsblock &&
+			    ovr[j].force != o->force) {
+				fprintf(stderr,
+					"%s: %u:%llu is both skipped and forced\n",
+					ej_prog, o->tid,
+					o->fsblock);
+				bad = 1;
+			}
+		}
+		e = find_logged(r, o);
+		if (!e) {
+			fprintf(stderr,
+				"%s: %s %u:%llu: transaction %u does not log block %llu (see '%s replay --dry-run --blocks')\n",
+				ej_prog,
+				o->force ? "--force" : "--skip", o->tid,
+				o->fsblock, o->tid, o->fsblock, ej_prog);
+			bad = 1;
+			continue;
+		}
+		if (!o->force)
+			continue;
+		what = NULL;
+		switch (e->verdict) {
+		case JBD2_BLOCK_REPLAYED:
+		case JBD2_BLOCK_SUPERSEDED:
+			what = "the policy replays it already";
+			break;
+		case JBD2_BLOCK_REVOKED:
+			what = "revoked (--force does not undo revokes)";
+			break;
+		case JBD2_BLOCK_OUT_OF_RANGE:
+			what = "outside the filesystem or inside the journal";
+			break;
+		case JBD2_BLOCK_IO_ERROR:
+			what = "it could not be read from the journal";
+			break;
+		case JBD2_BLOCK_USER_SKIP:
+			what = "it is skipped too";
+			break;
+		}
+		if (what) {
+			fprintf(stderr, "%s: --force %u:%llu: not forced: %s\n",
+				ej_prog, o->tid, o->fsblock, what);
+			continue;
+		}
+		fprintf(stderr,
+			"WARNING: --force %u:%llu writes journal block %lu over filesystem block %llu although the policy skips it (%s): its content may be garbage.\n",
+			o->tid, o->fsblock, e->jblock, o->fsblock,
+			ej_verdict_name(e->verdict));
+		(*forced)++;
+	}
+	return bad ? EJ_EXIT_USAGE : 0;
+}
+
+/*
+ * A dry run of the policy with the skips but without the forces, so that
+ * the forces can be explained (and confirmed) before anything is written.
+ */
+static int replay_prepass(ext2_filsys fs, const struct ej_open_opts *opts,
+			  const struct ej_override *ovr, size_t nr_ovr,
+			  const struct ej_report *want, struct ej_bar *bar,
+			  unsigned int *forced)
+{
+	struct ej_open_opts o = *opts;
+	struct ej_override *skips;
+	struct ej_report *r;
+	journal_t *journal;
+	size_t i, n = 0;
+	errcode_t err;
+	int ret;
+
+	skips = calloc(nr_ovr, sizeof(*skips));
+	if (!skips) {
+		com_err(ej_prog, ENOMEM, "while checking --skip/--force");
+		return EJ_EXIT_OPERATIONAL;
+	}
+	for (i = 0; i < nr_ovr; i++) {
+		if (!ovr[i].force)
+			skips[n++] = ovr[i];
+	}
+	o.flags |= EJ_OPEN_DRY_RUN;
+	o.io = NULL;
+	err = ej_journal_open(fs, &o, &journal);
+	if (err) {
+		free(skips);
+		com_err(ej_prog, err, "while loading the journal");
+		return EJ_EXIT_OPERATIONAL;
+	}
+	r = ej_journal_report(journal);
+	r->overrides = skips;
+	r->nr_overrides = n;
+	r->upto_tid = want->upto_tid;
+	r->upto_set = want->upto_set;
+	bar->report = r;
+	r->progress_fn = ej_bar_progress;
+	r->progress_arg = bar;
+	jbd2_journal_recover(journal);
+	ej_bar_done(bar);
+	r = ej_journal_report(journal);
+	ret = check_overrides(r, ovr, nr_ovr, forced);
+	ej_journal_close(journal);
+	bar->report = NULL;
+	free(skips);
+	return ret;
+}
+
+/*
+ * Does the journal on disk still hold a log?  Replaying a saved copy and
+ * then clearing needs_recovery would throw that log away.  1: yes, 2:
+ * needs_recovery is set and the journal cannot be looked at, 0: no.
+ */
+static int ondisk_log_pending(ext2_filsys fs, const char *ext_journal)
+{
+	struct ej_open_opts o = {
+		.ext_journal = ext_journal,
+		.policy = JBD2_POLICY_REPLAY_ALL,
+		.flags = EJ_OPEN_READONLY | EJ_OPEN_NO_CHECK,
+	};
+	journal_t *j;
+	int pending;
+
+	if (!ext2fs_has_feature_journal_needs_recovery(fs->super))
+		return 0;
+	if (ej_journal_open(fs, &o, &j))
+		return !fs->super->s_journal_inum && !ext_journal ? 2 : 0;
+	pending = j->j_superblock->s_start != 0;
+	ej_journal_close(j);
+	return pending;
+}
+
+/* What became of each --skip/--force, for the final report. */
+static void report_overrides(const struct ej_report *r,
+			     const struct ej_override *ovr, size_t nr,
+			     FILE *out)
+{
+	const struct ej_block_entry *e;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		const char *what;
+
+		e = find_logged(r, &ovr[i]);
+		if (!e)
+			what = "not logged";
+		else if (e->verdict == JBD2_BLOCK_REPLAYED)
+			what = ovr[i].force ? "forced: written" : "written";
+		else if (e->verdict == JBD2_BLOCK_USER_SKIP)
+			what = "skipped: the block keeps its earlier content";
+		else
+			what = ej_verdict_name(e->verdict);
+		fprintf(out, "  %s %u:%llu: %s\n",
+			ovr[i].force ? "--force" : "--skip ", ovr[i].tid,
+			ovr[i].fsblock, what);
+	}
+}
+
+static int saved_matches(ext2_filsys fs, const char *from,
+			 const struct ej_saved_header *hdr)
+{
+	char want[40], have[40];
+
+	if (hdr->block_size != fs->blocksize) {
+		fprintf(stderr,
+			"%s: %s holds %u-byte blocks; the filesystem's are %u bytes\n",
+			ej_prog, from, hdr->block_size,
+			fs->blocksize);
+		return 0;
+	}
+	if (memcmp(hdr->fs_uuid, fs->super->s_uuid, sizeof(hdr->fs_uuid))) {
+		uuid_unparse(hdr->fs_uuid, want);
+		uuid_unparse(fs->super->s_uuid, have);
+		fprintf(stderr,
+			"%s: %s is the journal of filesystem %s, not of this one (%s): refusing to replay it\n",
+			ej_prog,
+			from, want, have);
+		return 0;
+	}
+	return 1;
+}
+
 enum {
 	OPT_JSON = 256,
 	OPT_SKIP,
 	OPT_FORCE,
 	OPT_UPTO,
+	OPT_FROM,
+	OPT_UNDO,
 };
 
 int ej_cmd_replay(int argc, char **argv)
@@ -121,15 +363,24 @@ int ej_cmd_replay(int argc, char **argv)
 		{ "skip",	required_argument,	NULL, OPT_SKIP },
 		{ "force",	required_argument,	NULL, OPT_FORCE },
 		{ "upto",	required_argument,	NULL, OPT_UPTO },
+		{ "from",	required_argument,	NULL, OPT_FROM },
+		{ "undo",	required_argument,	NULL, OPT_UNDO },
+		{ "yes",	no_argument,		NULL, 'y' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ej_open_opts opts = { .policy = JBD2_POLICY_REPLAY_ALL };
 	struct ej_override *ovr = NULL;
+	struct ej_saved_header hdr;
+	struct replay_out rout;
+	struct ej_bar bar;
 	size_t nr_ovr = 0;
-	int json = 0, per_block = 0, dry_run = 0, upto_set = 0;
+	int json = 0, per_block = 0, dry_run = 0, upto_set = 0, yes = 0;
 	unsigned long long upto = 0;
-	const char *image = NULL;
+	unsigned int forced = 0;
+	const char *image = NULL, *from = NULL, *undo = NULL;
+	char *journal_undo = NULL;
+	io_manager io = unix_io_manager;
 	ext2_filsys fs = NULL;
 	journal_t *journal = NULL;
 	struct ej_report *r;
@@ -138,8 +389,9 @@ int ej_cmd_replay(int argc, char **argv)
 	errcode_t err;
 	int opt, rc, flags, refused, ret = EJ_EXIT_OPERATIONAL;
 
+	ej_bar_init(&bar, "replay");
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "j:p:bnh", longopts,
+	while ((opt = getopt_long(argc, argv, "j:p:bnyh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'j':
@@ -147,8 +399,8 @@ int ej_cmd_replay(int argc, char **argv)
 			break;
 		case 'p':
 			if (ej_policy_parse(optarg, &opts.policy)) {
-				fprintf(stderr, "%s: unknown policy '%s' "
-					"(replay-all, stop or refuse)\n",
+				fprintf(stderr,
+					"%s: unknown policy '%s' (replay-all, stop or refuse)\n",
 					ej_prog, optarg);
 				goto usage;
 			}
@@ -161,6 +413,15 @@ int ej_cmd_replay(int argc, char **argv)
 			break;
 		case 'n':
 			dry_run = 1;
+			break;
+		case 'y':
+			yes = 1;
+			break;
+		case OPT_FROM:
+			from = optarg;
+			break;
+		case OPT_UNDO:
+			undo = optarg;
 			break;
 		case OPT_SKIP:
 		case OPT_FORCE: {
@@ -203,35 +464,144 @@ int ej_cmd_replay(int argc, char **argv)
 	if (optind != argc - 1)
 		goto usage;
 	image = argv[optind];
+	if (undo && dry_run) {
+		fprintf(stderr,
+			"%s: --undo with --dry-run: a dry run writes nothing to undo\n",
+			ej_prog);
+		goto usage;
+	}
 	/* keep stdout clean for the JSON document */
 	msg_out = json ? stderr : stdout;
+	rout.f = msg_out;
+	rout.bar = &bar;
+
+	if (from) {
+		err = ej_saved_read_header(from, &hdr);
+		if (err) {
+			com_err(ej_prog, err, "while reading %s", from);
+			goto out;
+		}
+	}
+	if (undo) {
+		err = set_undo_io_backing_manager(unix_io_manager);
+		if (!err)
+			err = set_undo_io_backup_file((char *)undo);
+		if (err) {
+			com_err(ej_prog, err,
+				"while setting up the undo file %s", undo);
+			goto out;
+		}
+		io = undo_io_manager;
+	}
 
 	flags = EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS;
 	if (!dry_run)
 		flags |= EXT2_FLAG_RW;
 	else
 		opts.flags |= EJ_OPEN_DRY_RUN;
-	err = ext2fs_open2(image, NULL, flags, 0, 0, unix_io_manager, &fs);
+	err = ext2fs_open2(image, NULL, flags, 0, 0, io, &fs);
 	if (err) {
 		com_err(ej_prog, err, "while trying to open %s", image);
 		goto out;
 	}
 
+	if (from) {
+		if (!saved_matches(fs, from, &hdr))
+			goto out;
+		switch (ondisk_log_pending(fs, opts.ext_journal)) {
+		case 1:
+			fprintf(stderr,
+				"%s: the journal on %s still holds a log (needs_recovery is set): replay it first; replaying %s now and clearing needs_recovery would lose it\n",
+				ej_prog, image, from);
+			goto out;
+		case 2:
+			fprintf(stderr,
+				"%s: %s needs recovery and its external journal was not named: give it with -j, so that a log still in it is not lost\n",
+				ej_prog, image);
+			goto out;
+		}
+		opts.saved = from;
+	} else if (undo && opts.ext_journal) {
+		/* the journal device gets an undo file of its own */
+		journal_undo = malloc(strlen(undo) + sizeof(".journal"));
+		if (!journal_undo) {
+			com_err(ej_prog, ENOMEM, "while setting up undo");
+			goto out;
+		}
+		sprintf(journal_undo, "%s.journal", undo);
+		err = set_undo_io_backup_file(journal_undo);
+		if (err) {
+			com_err(ej_prog, err,
+				"while setting up the undo file %s",
+				journal_undo);
+			goto out;
+		}
+		opts.io = undo_io_manager;
+	}
+	if (undo) {
+		fprintf(msg_out,
+			"Overwriting existing filesystem; this can be undone using the command:\n    e2undo %s %s\n",
+			undo, image);
+		if (journal_undo)
+			fprintf(msg_out, "    e2undo %s %s\n", journal_undo,
+				opts.ext_journal);
+		fputc('\n', msg_out);
+	}
+
+	if (nr_ovr) {
+		struct ej_report want = {
+			.upto_tid = (__u32)upto,
+			.upto_set = upto_set,
+		};
+
+		ret = replay_prepass(fs, &opts, ovr, nr_ovr, &want, &bar,
+				     &forced);
+		if (ret)
+			goto out;
+		ret = EJ_EXIT_OPERATIONAL;
+		if (forced && !dry_run && !yes) {
+			if (!isatty(STDIN_FILENO)) {
+				fprintf(stderr,
+					"%s: not forcing without --yes: standard input is not a terminal\n",
+					ej_prog);
+				ret = EJ_EXIT_CANCELLED;
+				goto out;
+			}
+			if (!ej_ask_yes("Write the forced blocks?")) {
+				fprintf(stderr,
+					"%s: cancelled; nothing written\n",
+					ej_prog);
+				ret = EJ_EXIT_CANCELLED;
+				goto out;
+			}
+		}
+	}
+
 	err = ej_journal_open(fs, &opts, &journal);
 	if (err) {
-		com_err(ej_prog, err, "while loading the journal of %s", image);
+		if (err == EJ_BAD_SAVED && from)
+			com_err(ej_prog, err,
+				"while loading %s (truncated, or not of this filesystem)",
+				from);
+		else
+			com_err(ej_prog, err, "while loading the journal of %s",
+				image);
 		goto out;
 	}
 	r = ej_journal_report(journal);
 	r->msg_fn = print_msg;
-	r->msg_arg = msg_out;
+	r->msg_arg = &rout;
 	r->overrides = ovr;
 	r->nr_overrides = nr_ovr;
 	r->upto_tid = (__u32)upto;
 	r->upto_set = upto_set;
+	bar.report = r;
+	r->progress_fn = ej_bar_progress;
+	r->progress_arg = &bar;
 
 	if (!journal->j_superblock->s_start) {
-		fprintf(msg_out, "%s: nothing to replay\n", image);
+		fprintf(msg_out, "%s: nothing to replay\n",
+			from ? from : image);
 		if (!dry_run) {
 			err = clear_recover_flag(fs);
 			if (err) {
@@ -246,6 +616,7 @@ int ej_cmd_replay(int argc, char **argv)
 	}
 
 	rc = jbd2_journal_recover(journal);
+	ej_bar_done(&bar);
 	r = ej_journal_report(journal);
 	/*
 	 * Under "stop" e2fsprogs 1.47 resets the journal whatever recovery
@@ -267,8 +638,8 @@ int ej_cmd_replay(int argc, char **argv)
 	} else if (rc == -EFSCORRUPTED && r->corrupt) {
 		refused = 1;
 	} else if (rc && rc != -EFSBADCRC) {
-		com_err(ej_prog, (errcode_t)-rc, "while recovering the journal "
-			"of %s", image);
+		com_err(ej_prog, (errcode_t)-rc,
+			"while recovering the journal of %s", image);
 		goto out;
 	}
 
@@ -293,6 +664,7 @@ int ej_cmd_replay(int argc, char **argv)
 
 	ej_journal_set_recover_result(journal, rc);
 	err = ej_journal_finish(journal);
+	ej_bar_done(&bar);
 	if (err == EJ_FAST_COMMIT_PENDING) {
 		/* replayed, but the journal and needs_recovery are kept */
 		fprintf(msg_out, "%s: the journal holds fast commits, which "
@@ -306,10 +678,23 @@ int ej_cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	r = ej_journal_report(journal);
+	if (nr_ovr) {
+		fprintf(msg_out, "\nPer-block decisions:\n");
+		report_overrides(r, ovr, nr_ovr, msg_out);
+	}
+	if (from && !dry_run)
+		fprintf(msg_out,
+			"%s: replayed from the saved journal %s; the journal on disk was left as it is\n",
+			image, from);
 	if (dry_run)
 		fprintf(msg_out, "%s: dry run, nothing written\n", image);
+	if (undo)
+		fprintf(msg_out, "%s: what replay overwrote is in %s%s%s\n",
+			image, undo, journal_undo ? " and " : "",
+			journal_undo ? journal_undo : "");
 	ret = r->corrupt || rc ? EJ_EXIT_FLAGGED : EJ_EXIT_OK;
 out:
+	ej_bar_done(&bar);
 	free(text);
 	if (journal)
 		ej_journal_close(journal);
@@ -320,6 +705,7 @@ out:
 			ret = EJ_EXIT_OPERATIONAL;
 		}
 	}
+	free(journal_undo);
 	free(ovr);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing output\n", ej_prog);
@@ -327,8 +713,9 @@ out:
 	}
 	return ret;
 usage:
-	fprintf(stderr, "Usage: %s replay [options] IMAGE (see %s replay "
-		"--help)\n", ej_prog, ej_prog);
+	fprintf(stderr,
+		"Usage: %s replay [options] IMAGE (see %s replay --help)\n",
+		ej_prog, ej_prog);
 	free(ovr);
 	return EJ_EXIT_USAGE;
 }

@@ -11,10 +11,33 @@
 #define EJ_EXIT_UNCORRECTED	4	/* refused or left uncorrected */
 #define EJ_EXIT_OPERATIONAL	8	/* operational error */
 #define EJ_EXIT_USAGE		16	/* usage error */
+#define EJ_EXIT_CANCELLED	32	/* a person said no (or could not) */
 
 extern const char *ej_prog;
 
 int ej_cmd_dump(int argc, char **argv);		/* ej_dump.c */
 int ej_cmd_replay(int argc, char **argv);	/* e2journal.c */
+int ej_cmd_show(int argc, char **argv);		/* ej_show.c */
+int ej_cmd_save(int argc, char **argv);		/* ej_save.c */
+
+/* ej_tty.c: a progress bar on a terminal, and asking a person. */
+struct ej_bar {
+	const char	*label;
+	int		on;		/* stderr is a terminal */
+	int		drawn;		/* something is on the line */
+	unsigned int	pass;		/* EJ_PROGRESS_* last drawn */
+	int		permille;	/* last drawn */
+	struct ej_report *report;	/* whose progress_pass to read */
+};
+
+void ej_bar_init(struct ej_bar *b, const char *label);
+void ej_bar_update(struct ej_bar *b, unsigned long done,
+		   unsigned long total);
+/* ej_progress_fn for ej_report.progress_fn (arg: a struct ej_bar). */
+void ej_bar_progress(void *arg, unsigned long done, unsigned long total);
+/* Erase the bar, so that what is printed next starts a clean line. */
+void ej_bar_done(struct ej_bar *b);
+/* 1 when a person at the terminal answers yes to @question. */
+int ej_ask_yes(const char *question);
 
 #endif

@@ -75,6 +75,13 @@ struct ej_open_opts {
 	int		policy;		/* enum jbd2_replay_policy */
 	unsigned int	flags;		/* EJ_OPEN_* */
 	io_manager	io;		/* for the external journal; NULL: unix */
+	/*
+	 * A journal kept by "e2journal save" (struct ej_saved_header): its
+	 * blocks are read from this file, never written; the filesystem
+	 * side (what replay may write, and where) stays @fs.  Overrides
+	 * @ext_journal.
+	 */
+	const char	*saved;
 };
 
 /* Where the journal lives, as found by ej_journal_open(). */
@@ -86,7 +93,42 @@ struct ej_journal_info {
 	unsigned int	jsb_problems;	/* EJ_JSB_* found at load */
 	unsigned long long fs_blocks;	/* filesystem size in blocks */
 	unsigned int	nr_users;	/* jsb s_nr_users (>1: shared device) */
+	int		saved;		/* 1: blocks come from a saved copy */
+	unsigned long long nr_blocks;	/* journal blocks readable */
 };
+
+/*
+ * A saved journal: one header of @header_size bytes (the filesystem block
+ * size), then journal blocks 0 .. nr_blocks - 1 as the journal numbers
+ * them, raw.  Integers are little-endian.  @csum is crc32c(~0, the first
+ * EJ_SAVED_HDR_BYTES bytes with @csum zero); the rest of the header
+ * block is zero.
+ */
+#define EJ_SAVED_MAGIC		"E2JSAVE1"
+#define EJ_SAVED_VERSION	1
+#define EJ_SAVED_EXTERNAL	0x0001	/* flags: from an external device */
+#define EJ_SAVED_HDR_BYTES	128	/* what the checksum covers */
+
+struct ej_saved_header {
+	char	magic[8];		/* EJ_SAVED_MAGIC, no NUL */
+	__u32	version;		/* EJ_SAVED_VERSION */
+	__u32	header_size;		/* bytes before journal block 0 */
+	__u32	block_size;		/* journal = filesystem block size */
+	__u32	flags;			/* EJ_SAVED_* */
+	__u64	nr_blocks;		/* journal blocks that follow */
+	__u64	sb_block;		/* journal block of the jsb */
+	__u8	fs_uuid[16];		/* s_uuid of the filesystem */
+	__u8	journal_uuid[16];	/* the jsb's s_uuid when saved */
+	__u64	saved_time;		/* seconds since the epoch */
+	__u32	ino;			/* internal: the journal inode */
+	__u32	csum;
+	__u8	reserved[40];		/* zero */
+};
+
+/* Read and check the header of saved journal @path (host byte order). */
+errcode_t ej_saved_read_header(const char *path, struct ej_saved_header *hdr);
+/* Fill in @hdr's checksum and convert it to disk byte order, in place. */
+void ej_saved_header_seal(struct ej_saved_header *hdr);
 
 /*
  * Open and load the journal of @fs (opened read-write unless the caller
@@ -99,7 +141,10 @@ void ej_journal_close(journal_t *journal);
 const struct ej_journal_info *ej_journal_info(journal_t *journal);
 struct ej_report *ej_journal_report(journal_t *journal);
 
-/* Read journal block @lblk (logical) into @buf (j_blocksize bytes). */
+/*
+ * Read journal block @lblk (logical) into @buf (j_blocksize bytes): any
+ * block of the journal's space (info->nr_blocks), whatever s_maxlen says.
+ */
 errcode_t ej_journal_read_block(journal_t *journal, unsigned long lblk,
 				void *buf);
 /* Write the in-memory journal superblock back (checksum updated). */
@@ -145,6 +190,9 @@ struct ej_override {
 	int			force;		/* 1: write even if skipped */
 };
 
+#define EJ_PROGRESS_READ	1
+#define EJ_PROGRESS_WRITE	2
+
 typedef void (*ej_msg_fn)(void *arg, const char *msg);
 typedef void (*ej_progress_fn)(void *arg, unsigned long done,
 			       unsigned long total);
@@ -169,6 +217,16 @@ struct ej_report {
 	size_t			nr_overrides;
 	__u32			upto_tid;	/* replay no tid after this */
 	int			upto_set;
+	/*
+	 * Called by the libext2fs host as recovery reads the log (pass
+	 * EJ_PROGRESS_READ: @done of @total log blocks, from s_start; it
+	 * never goes back) and as replayed blocks are written
+	 * (EJ_PROGRESS_WRITE: @done of @total blocks).  progress_pass says
+	 * which, during the call.
+	 */
+	ej_progress_fn		progress_fn;
+	void			*progress_arg;
+	unsigned int		progress_pass;
 
 	/* replay bookkeeping: fs block -> index of its latest entry */
 	void			*map;

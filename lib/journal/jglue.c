@@ -61,6 +61,7 @@ struct ej_glue {
 
 	int			dirty;		/* replay pending */
 	struct ej_glue_stats	st;
+	unsigned long		prog_done;	/* log blocks reported read */
 };
 
 static int is_control(const void *data)
@@ -405,6 +406,44 @@ static void glue_brelse(struct buffer_head *bh)
 	g->free_bh = b;
 }
 
+/* ----------------------------------------------------------- progress */
+
+static void progress(struct ej_host *h, unsigned int pass, unsigned long done,
+		     unsigned long total)
+{
+	struct ej_report *r = h->journal.j_report;
+
+	if (!r || !r->progress_fn)
+		return;
+	r->progress_pass = pass;
+	r->progress_fn(r->progress_arg, done, total);
+}
+
+/*
+ * How far into the log recovery has read: the distance from s_start, as
+ * a high-water mark (the later passes reread what the scan already saw),
+ * reported every 1/256 of the log.
+ */
+static void progress_read(struct ej_host *h, unsigned long long lblk)
+{
+	journal_t *j = &h->journal;
+	struct ej_glue *g = h->glue;
+	unsigned long span, done;
+
+	if (!j->j_report || !j->j_report->progress_fn ||
+	    j->j_last <= j->j_first || lblk < j->j_first ||
+	    lblk >= j->j_last || j->j_tail < j->j_first)
+		return;
+	span = j->j_last - j->j_first;
+	done = (unsigned long)((lblk - j->j_first + span -
+				(j->j_tail - j->j_first)) % span) + 1;
+	if (done <= g->prog_done || (done - g->prog_done < span / 256 + 1 &&
+				     done != span))
+		return;
+	g->prog_done = done;
+	progress(h, EJ_PROGRESS_READ, done, span);
+}
+
 /* ----------------------------------------------------- journal device */
 
 static struct buffer_head *jdev_bread(struct block_device *bdev,
@@ -432,6 +471,7 @@ static struct buffer_head *jdev_bread(struct block_device *bdev,
 		return NULL;
 	}
 	lblk = x->lblk + (blk - x->pblk);
+	progress_read(h, lblk);
 	seq = g->have_last && lblk == g->last_lblk + 1;
 	g->last_lblk = lblk;
 	g->have_last = 1;
@@ -687,6 +727,7 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 				goto out;
 			g->st.blocks_written += e - a;
 		}
+		progress(h, EJ_PROGRESS_WRITE, i + cnt, n);
 	}
 flush:
 	err = io_channel_flush(h->fs->io);

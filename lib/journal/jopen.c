@@ -379,6 +379,135 @@ out:
 	return err;
 }
 
+/* ------------------------------------------------------ saved journals */
+
+errcode_t ej_saved_read_header(const char *path, struct ej_saved_header *hdr)
+{
+	struct ej_saved_header raw;
+	__u32 csum;
+	size_t got;
+	FILE *f;
+
+	if (!path || !hdr)
+		return EJ_BAD_ARG;
+	f = fopen(path, "rb");
+	if (!f)
+		return errno ? errno : EJ_BAD_SAVED;
+	got = fread(&raw, 1, sizeof(raw), f);
+	fclose(f);
+	if (got != sizeof(raw) ||
+	    memcmp(raw.magic, EJ_SAVED_MAGIC, sizeof(raw.magic)))
+		return EJ_BAD_SAVED;
+	csum = ext2fs_le32_to_cpu(raw.csum);
+	raw.csum = 0;
+	if (ej_crc32c(~0U, &raw, EJ_SAVED_HDR_BYTES) != csum)
+		return EJ_BAD_SAVED;
+
+	*hdr = raw;
+	hdr->version = ext2fs_le32_to_cpu(raw.version);
+	hdr->header_size = ext2fs_le32_to_cpu(raw.header_size);
+	hdr->block_size = ext2fs_le32_to_cpu(raw.block_size);
+	hdr->flags = ext2fs_le32_to_cpu(raw.flags);
+	hdr->nr_blocks = ext2fs_le64_to_cpu(raw.nr_blocks);
+	hdr->sb_block = ext2fs_le64_to_cpu(raw.sb_block);
+	hdr->saved_time = ext2fs_le64_to_cpu(raw.saved_time);
+	hdr->ino = ext2fs_le32_to_cpu(raw.ino);
+	hdr->csum = csum;
+	if (hdr->version != EJ_SAVED_VERSION ||
+	    hdr->block_size < EXT2_MIN_BLOCK_SIZE ||
+	    hdr->block_size > EXT2_MAX_BLOCK_SIZE ||
+	    (hdr->block_size & (hdr->block_size - 1)) ||
+	    hdr->header_size < sizeof(raw) || hdr->header_size > (1U << 20) ||
+	    !hdr->nr_blocks || hdr->nr_blocks > 0xffffffffULL ||
+	    hdr->sb_block >= hdr->nr_blocks)
+		return EJ_BAD_SAVED;
+	return 0;
+}
+
+void ej_saved_header_seal(struct ej_saved_header *hdr)
+{
+	memcpy(hdr->magic, EJ_SAVED_MAGIC, sizeof(hdr->magic));
+	hdr->version = ext2fs_cpu_to_le32(hdr->version);
+	hdr->header_size = ext2fs_cpu_to_le32(hdr->header_size);
+	hdr->block_size = ext2fs_cpu_to_le32(hdr->block_size);
+	hdr->flags = ext2fs_cpu_to_le32(hdr->flags);
+	hdr->nr_blocks = ext2fs_cpu_to_le64(hdr->nr_blocks);
+	hdr->sb_block = ext2fs_cpu_to_le64(hdr->sb_block);
+	hdr->saved_time = ext2fs_cpu_to_le64(hdr->saved_time);
+	hdr->ino = ext2fs_cpu_to_le32(hdr->ino);
+	hdr->csum = 0;
+	hdr->csum = ext2fs_cpu_to_le32(ej_crc32c(~0U, hdr,
+						 EJ_SAVED_HDR_BYTES));
+}
+
+/*
+ * The journal's blocks come from a saved copy (read-only, the header
+ * skipped by the channel's offset), so logical block = the copy's block.
+ * What replay may not write is still decided by @fs: its own journal, if
+ * it has one that maps, stays forbidden.
+ */
+static errcode_t open_saved(struct ej_host *h, const struct ej_open_opts *o)
+{
+	ext2_filsys fs = h->fs;
+	struct ej_saved_header hdr;
+	char opt[40], *buf;
+	errcode_t err;
+
+	err = ej_saved_read_header(o->saved, &hdr);
+	if (err)
+		return err;
+	if (hdr.block_size != fs->blocksize ||
+	    memcmp(hdr.fs_uuid, fs->super->s_uuid, sizeof(hdr.fs_uuid)))
+		return EJ_BAD_SAVED;
+
+	if (ext2fs_has_feature_journal(fs->super) &&
+	    fs->super->s_journal_inum && !open_internal(h)) {
+		free(h->ext);
+		free(h->pext);
+		h->ext = h->pext = NULL;
+	} else {
+		free(h->forbid);
+		h->forbid = NULL;
+		h->nr_forbid = 0;
+	}
+	memset(&h->info, 0, sizeof(h->info));
+	h->info.fs_blocks = ext2fs_blocks_count(fs->super);
+	h->info.saved = 1;
+	h->info.external = !!(hdr.flags & EJ_SAVED_EXTERNAL);
+	h->info.ino = hdr.ino;
+	if (h->info.external)
+		h->info.sb_block = hdr.sb_block;
+
+	h->ext = malloc(sizeof(*h->ext));
+	h->pext = malloc(sizeof(*h->pext));
+	if (!h->ext || !h->pext)
+		return EJ_NO_MEMORY;
+	h->ext->lblk = h->ext->pblk = 0;
+	h->ext->len = hdr.nr_blocks;
+	*h->pext = *h->ext;
+	h->nr_ext = 1;
+	h->mapped = hdr.nr_blocks;
+
+	err = unix_io_manager->open(o->saved, 0, &h->jio);
+	if (err)
+		return err;
+	h->own_jio = 1;
+	snprintf(opt, sizeof(opt), "offset=%u", hdr.header_size);
+	err = io_channel_set_blksize(h->jio, fs->blocksize);
+	if (!err)
+		err = io_channel_set_options(h->jio, opt);
+	if (err)
+		return err;
+	/* a truncated copy is not a journal with read errors */
+	buf = malloc(fs->blocksize);
+	if (!buf)
+		return EJ_NO_MEMORY;
+	if (io_channel_read_blk64(h->jio, hdr.nr_blocks - 1, 1, buf))
+		err = EJ_BAD_SAVED;
+	free(buf);
+	return err;
+}
+
 /* ------------------------------------------------- journal superblock */
 
 static void sb_brelse(struct buffer_head *bh)
@@ -575,7 +704,7 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 	    opts->policy > JBD2_POLICY_REFUSE)
 		return EJ_BAD_ARG;
 	sb = fs->super;
-	if (!opts->ext_journal) {
+	if (!opts->ext_journal && !opts->saved) {
 		if (!ext2fs_has_feature_journal(sb) &&
 		    !ext2fs_has_feature_journal_needs_recovery(sb))
 			return EJ_NO_JOURNAL;
@@ -609,10 +738,13 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 	h->report.policy = opts->policy;
 	j->j_report = &h->report;
 
-	if (opts->ext_journal)
+	if (opts->saved)
+		err = open_saved(h, opts);
+	else if (opts->ext_journal)
 		err = open_external(h, opts);
 	else
 		err = open_internal(h);
+	h->info.nr_blocks = h->mapped;
 	if (!err)
 		err = ej_glue_init(h);
 	if (!err)
@@ -696,7 +828,7 @@ errcode_t ej_journal_read_block(journal_t *journal, unsigned long lblk,
 	if (!journal || !buf)
 		return EJ_BAD_ARG;
 	h = ej_host_of(journal);
-	if (lblk >= journal->j_total_len)
+	if (lblk >= h->mapped)
 		return EJ_BLOCK_OUT_OF_RANGE;
 	err = ej_glue_bmap(h, lblk, &phys);
 	if (err)
@@ -714,7 +846,8 @@ errcode_t ej_journal_write_sb(journal_t *journal)
 	h = ej_host_of(journal);
 	if (h->flags & EJ_OPEN_READONLY)
 		return EXT2_ET_RO_FILSYS;
-	if (h->flags & EJ_OPEN_DRY_RUN)
+	/* a saved copy is evidence: it is never changed */
+	if ((h->flags & EJ_OPEN_DRY_RUN) || h->info.saved)
 		return 0;
 	if (jbd2_journal_has_csum_v2or3(journal))
 		ej_jsb_csum_set(journal->j_superblock);
