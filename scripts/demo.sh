@@ -1,9 +1,10 @@
 #!/bin/sh
 # The main job on a demonstration image: the 2008 linux-ext4 scenario.
 #
-# Transactions 2 to 6 each log a new version of one file's data block; the
-# commit block of transaction 4 is damaged.  e2fsprogs 1.47 replays 2 and 3,
-# silently drops 5 and 6 and calls the filesystem clean.  Our e2fsck replays
+# Transactions 1 to 5 (written by debugfs) each log a new version of one
+# file's data block; the commit block of transaction 3 is damaged.
+# e2fsprogs 1.47 replays 1 and 2, silently drops 4 and 5 and calls the
+# filesystem clean.  Our e2fsck replays
 # all five, writes no block known to be bad, flags the filesystem and runs
 # the full check.
 set -e
@@ -26,20 +27,26 @@ debugfs -w -R "write $work/v1 notes.txt" "$img" >/dev/null 2>&1
 blk=$(debugfs -R "blocks /notes.txt" "$img" 2>/dev/null | awk '{print $1}')
 echo "notes.txt lives in block $blk"
 
-say "Transactions 2-6 log new versions of that block (journal checksum v3)"
-set --
-for t in 2 3 4 5 6; do
+say "Transactions 1-5 log new versions of that block (journal checksum v3)"
+: >"$work/cmds"
+for t in 1 2 3 4 5; do
 	printf 'version from transaction %s\n' "$t" >"$work/v$t"
 	truncate -s 4096 "$work/v$t"
-	set -- "$@" --txn "blocks=$blk:file:$work/v$t"
+	printf 'jo -c\njw -b %s %s\njc\n' "$blk" "$work/v$t" >>"$work/cmds"
 done
-"$E2JOURNAL" write --csum v3 --first-tid 2 "$@" "$img"
-say "The commit block of transaction 4 is damaged"
-"$E2JOURNAL" corrupt "$img" commit-csum --tid 4
+debugfs -w -f "$work/cmds" "$img" >/dev/null 2>&1
+
+say "The commit block of transaction 3 is damaged (one byte of its checksum)"
+cblk=$(debugfs -R "logdump" "$img" 2>/dev/null |
+	awk '/sequence 3, type 2/ {print $NF; exit}')
+pblk=$(debugfs -R "bmap <8> $cblk" "$img" 2>/dev/null)
+printf '\377' | dd of="$img" bs=1 seek=$((pblk * 4096 + 16)) conv=notrunc \
+	2>/dev/null
+echo "commit of transaction 3: journal block $cblk (disk block $pblk)"
 cp --sparse=always "$img" "$work/stock.img"
 
-say "e2journal plan: what replay would do, block by block"
-"$E2JOURNAL" plan "$img" || true
+say "e2journal replay --dry-run: what replay would do, block by block"
+"$E2JOURNAL" replay --dry-run "$img" || true
 
 say "e2fsck -fy (journal_policy=replay-all, the default)"
 rc=0
