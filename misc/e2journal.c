@@ -8,6 +8,8 @@
  *		[--from SAVED] [--undo FILE] [--yes]
  *   e2journal show IMAGE [TID:]BLOCK ...	(ej_show.c)
  *   e2journal save IMAGE OUT ...		(ej_save.c)
+ *   e2journal plan IMAGE ...		(ej_plan.c)
+ *   e2journal write|corrupt IMAGE ...	(ej_write.c)
  *
  * Exit codes follow fsck(8) (e2journal_int.h): 0 clean, 1 replayed with
  * corruption flagged, 4 refused under --policy refuse, 8 operational
@@ -39,6 +41,9 @@ static const struct {
 	{ "replay",	ej_cmd_replay,	"replay the journal into the filesystem" },
 	{ "show",	ej_cmd_show,	"what a block is; what its log changes" },
 	{ "save",	ej_cmd_save,	"keep a raw copy of the journal" },
+	{ "plan",	ej_cmd_plan,	"say what replay would do; write nothing" },
+	{ "write",	ej_cmd_write,	"log transactions into a journal (tests)" },
+	{ "corrupt",	ej_cmd_corrupt,	"damage what write wrote (tests)" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,163 @@
+# jcorrupt.sh: shell helpers of the corrupt-journal tests (tests/j_corrupt_*).
+#
+# Sourced by a test's script after jtest.sh.  The script builds images with
+# mke2fs, "e2journal write" and "e2journal corrupt", replays copies under
+# each policy, and writes what it finds into ./out with "say"; jc_end
+# compares ./out with the test's "expect".  Everything noisy (the tools'
+# own output) goes to the log (standard error).
+#
+# Conventions: data logged by transaction k of a recipe is "fill:0xkk"
+# where it matters, so that "jc content" shows which transaction's version
+# a block holds (11 = the first transaction's, 00 = never written).
+
+JCORRUPT=$top_srcdir/tests/gen/jcorrupt.py
+# The interpreter itself, not a version manager's shim: it runs often.
+_py=$("$PYTHON" -c 'import sys; print(sys.executable)' 2>/dev/null) &&
+	[ -x "$_py" ] && PYTHON=$_py
+JC_FS_UUID=0c0ffee0-1234-4abc-8def-0123456789ab
+
+jc() {
+	"$PYTHON" "$JCORRUPT" "$@"
+}
+
+say() {
+	echo "$*" >>out
+}
+
+# jc_begin NAME: skip unless e2journal can write, corrupt, plan and replay
+# and the reference is e2fsprogs 1.47 (the expected outputs name it).
+jc_begin() {
+	JC_NAME=$1
+	: >out
+	if [ "$EJ_HAVE_REPLAY" != 1 ] ||
+	   ! "$E2JOURNAL" write --help >/dev/null 2>&1 ||
+	   ! "$E2JOURNAL" corrupt --help >/dev/null 2>&1 ||
+	   ! "$E2JOURNAL" plan --help >/dev/null 2>&1; then
+		result SKIP "$JC_NAME" "(e2journal write/corrupt/plan/replay not available)"
+		exit 0
+	fi
+	if ! "$E2FSCK_ENGINE" -V 2>&1 | grep -q '^e2fsck 1\.47'; then
+		result SKIP "$JC_NAME" "($E2FSCK_ENGINE is not e2fsprogs 1.47)"
+		exit 0
+	fi
+}
+
+jc_end() {
+	if diff -u "$T/expect" out >&2; then
+		result PASS "$JC_NAME"
+	else
+		result FAIL "$JC_NAME" "output differs from expect (diff in the log)"
+	fi
+}
+
+die() {
+	echo "$*" >&2
+	result FAIL "$JC_NAME" "$*"
+	exit 0
+}
+
+# mkimg IMG BS BLOCKS FEATURES: a new filesystem, internal journal of 1024
+# blocks (the smallest mke2fs makes).
+mkimg() {
+	rm -f "$1" "$1".*
+	"$MKE2FS" -F -q -o Linux -b "$2" -T ext4 -U "$JC_FS_UUID" \
+		-E lazy_itable_init=1 -O "$4" -J size=$(($2 / 1024)) \
+		"$1" "$3" >&2 2>&1 || die "mke2fs $1 failed"
+}
+
+# mkimg_for MODE BITS IMG: 1 KiB blocks, 16384 of them; metadata_csum with
+# csum v2/v3 (as the kernel pairs them), 64bit when BITS is 64.
+mkimg_for() {
+	case $1 in
+	v2|v3) f=metadata_csum ;;
+	*) f=^metadata_csum ;;
+	esac
+	if [ "$2" = 64 ]; then
+		f=$f,64bit
+	else
+		f=$f,^64bit
+	fi
+	mkimg "$3" 1024 16384 "$f"
+}
+
+# ejw IMG ARGS...: e2journal write, or the test fails.
+ejw() {
+	"$E2JOURNAL" write "$@" >&2 || die "e2journal write $*: exit $?"
+}
+
+# ejc IMG KIND ARGS...: e2journal corrupt, or the test fails.
+ejc() {
+	"$E2JOURNAL" corrupt "$@" >&2 || die "e2journal corrupt $*: exit $?"
+}
+
+# replay_copy POLICY IMG [JOURNAL]: replay IMG.POLICY (a fresh copy of IMG,
+# and JOURNAL.POLICY of an external journal) under POLICY, and say what
+# the JSON report says.  Exit 4 must leave the copies as they were.
+replay_copy() {
+	_p=$1 _img=$2 _j=$3
+	cp "$_img" "$_img.$_p"
+	[ -n "$_j" ] && cp "$_j" "$_j.$_p"
+	_before=$(cat "$_img.$_p" ${_j:+"$_j.$_p"} | sha256sum)
+	"$E2JOURNAL" replay --policy "$_p" --json "$_img.$_p" \
+		${_j:+-j "$_j.$_p"} >"$_img.$_p.json" 2>"$_img.$_p.err"
+	_rc=$?
+	cat "$_img.$_p.err" >&2
+	say "  $_p:"
+	if [ -s "$_img.$_p.json" ]; then
+		jc summary "$_img.$_p.json" --rc $_rc | sed 's/^/    /' >>out
+	else
+		say "    exit $_rc: $(sed -n -e "s|$_img.$_p|IMG|g" \
+			-e "s|$_j.$_p|JOURNAL|g" -e '1p' "$_img.$_p.err")"
+	fi
+	if [ $_rc = 4 ] &&
+	   [ "$_before" != "$(cat "$_img.$_p" ${_j:+"$_j.$_p"} | sha256sum)" ]
+	then
+		say "    REFUSED BUT THE IMAGE CHANGED"
+	fi
+	return 0
+}
+
+# ref_copy IMG [JOURNAL]: e2fsprogs' replay of IMG.ref (and JOURNAL.ref).
+ref_copy() {
+	cp "$1" "$1.ref"
+	[ -n "$2" ] && cp "$2" "$2.ref"
+	"$E2FSCK_ENGINE" -y -E journal_only ${2:+-j "$2.ref"} "$1.ref" \
+		>"$1.ref.log" 2>&1
+	echo $? >"$1.ref.rc"
+	cat "$1.ref.log" >&2
+}
+
+# vs_ref IMG POLICY: does IMG.POLICY equal e2fsprogs' IMG.ref outside the
+# superblocks, group descriptors and journal?
+vs_ref() {
+	say "    e2fsprogs 1.47 (exit $(cat "$1.ref.rc")) vs $2: $(jc cmp "$1" \
+		"$1.ref" "$1.$2")"
+}
+
+# content IMG BLOCKS...: what the blocks hold, as "jc content" says.
+content() {
+	_img=$1
+	shift
+	say "    content: $(jc content "$_img" "$@")"
+}
+
+# policies IMG "BLOCKS" [JOURNAL]: e2fsprogs' replay, then ours under
+# replay-all, stop and refuse, each with the content of BLOCKS; stop is
+# compared with e2fsprogs.
+policies() {
+	ref_copy "$1" "$3"
+	for _pol in replay-all stop refuse; do
+		replay_copy $_pol "$1" "$3"
+		content "$1.$_pol" $2
+	done
+	vs_ref "$1" stop
+}
+
+# layout_jblock IMG TID KIND INDEX: the journal block "e2journal write"
+# put the INDEX-th KIND block (descriptor, data, revoke, commit) of TID.
+layout_jblock() {
+	awk -v tid="$2" -v kind="$3" -v idx="$4" '
+		$1 == "txn" { cur = $2; next }
+		cur == tid && $1 == kind && $2 == idx { print $3; exit }
+	' "$1.layout"
+}
