@@ -79,6 +79,8 @@ struct e2fsck_ctx {
 
 	/* -E keys of our own */
 	int		policy;		/* enum jbd2_replay_policy */
+	int		policy_set;	/* 1: -E, 2: e2fsck.conf */
+	int		conf_bad;	/* e2fsck.conf is not profile syntax */
 	const char	*report_file;	/* journal_report= */
 	const char	*save_file;	/* journal_save= */
 
@@ -114,6 +116,9 @@ __printf(2, 3) void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...);
 		e2fsck_banner(ctx);		\
 		com_err(__VA_ARGS__);		\
 	} while (0)
+
+/* conf.c */
+void e2fsck_read_conf(struct e2fsck_ctx *ctx);
 
 /* journal.c */
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx);

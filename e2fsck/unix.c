@@ -526,6 +526,7 @@ static void parse_extended_opts(struct e2fsck_ctx *ctx, const char *opts)
 					arg ? arg : "(none)");
 				bad++;
 			}
+			ctx->policy_set = 1;
 			continue;
 		}
 		if (!strcmp(token, "journal_report") ||
@@ -890,6 +891,10 @@ int main(int argc, char **argv)
 
 	parse_args(ctx, argc, argv);
 	check_engine(ctx);
+	/* -E journal_policy= wins over e2fsck.conf */
+	e2fsck_read_conf(ctx);
+	if (ctx->conf_bad)
+		exec_engine(ctx, final_engine_argv(ctx));
 
 	/*
 	 * Without -p, -n or -y e2fsck asks its questions on a terminal;

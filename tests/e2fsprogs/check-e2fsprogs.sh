@@ -1,0 +1,345 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-e2fsprogs.sh - run e2fsprogs 1.47.0's own test suite on our e2fsck.
+#
+# Fetches Debian's e2fsprogs 1.47.0-2 source package (apt-get source; a
+# deb-src entry is added under /etc/apt/sources.list.d/ when there is
+# none), builds it once into BUILDDIR/.cache/e2fsprogs/, and puts a copy
+# of our e2fsck/e2fsck in the place of its e2fsck/e2fsck.  The suite runs
+# "../e2fsck/e2fsck" from its tests/ directory, so the copy is run under
+# that name, which e2fsck prints in its messages (argv[0]); e2fsprogs' own
+# binary is kept as e2fsck/e2fsck.e2fsprogs.
+#
+# The whole suite ("make -C tests check", slow tests skipped as by
+# default) is then run up to three times:
+#
+#   stock       e2fsprogs' own e2fsck, once per cache: which tests fail on
+#               this host whatever e2fsck is (measured on the development
+#               machine: m_assume_storage_prezeroed, which depends on the
+#               host's filesystem);
+#   stop        ours, with an e2fsck.conf saying "journal_policy = stop"
+#               (E2FSCK_CONFIG in a copy of the suite's test_config, which
+#               otherwise sets it to /dev/null): must fail exactly the
+#               stock set;
+#   replay-all  ours with the suite's own test_config (no e2fsck.conf:
+#               our default policy): must fail exactly the stock set plus
+#               the tests listed in tests/e2fsprogs/replay-all.list, each
+#               explained in doc/e2fsprogs-suite.md.
+#
+# The last line reads "check-e2fsprogs: PASS" or "check-e2fsprogs: FAIL".
+set -euo pipefail
+export LC_ALL=C
+
+usage() {
+	cat <<'EOF'
+Usage: check-e2fsprogs.sh [options] [BUILDDIR]
+
+BUILDDIR is the project's build directory (e2fsck/e2fsck is taken from it,
+.cache/e2fsprogs is made in it); default: the current directory.
+
+Options:
+  --source DIR   use this unpacked e2fsprogs 1.47.0 source tree (copied
+                 into the cache) instead of "apt-get source"
+  --policy P     run only P: stop or replay-all (default: both)
+  --tests LIST   run only these suite tests (space-separated names); the
+                 expected sets are cut down to them
+  --jobs N       make -jN for the build and the suite [2]
+  --no-install   never run apt-get; fail if something is missing
+  --rebuild      throw away the cached build and build again
+  -h, --help     this text
+EOF
+}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=$(cd "$here/../.." && pwd)
+builddir=.
+source_dir=""
+policies="stop replay-all"
+only_tests=""
+jobs=2
+install=1
+rebuild=0
+
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--source) source_dir=$2; shift 2 ;;
+	--policy) policies=$2; shift 2 ;;
+	--tests) only_tests=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
+	--no-install) install=0; shift ;;
+	--rebuild) rebuild=1; shift ;;
+	-*) echo "check-e2fsprogs: unknown option $1" >&2; exit 16 ;;
+	*) builddir=$1; shift ;;
+	esac
+done
+for p in $policies; do
+	case $p in
+	stop|replay-all) ;;
+	*) echo "check-e2fsprogs: unknown policy $p" >&2; exit 16 ;;
+	esac
+done
+builddir=$(cd "$builddir" && pwd)
+
+version=1.47.0
+debversion=1.47.0-2
+cache=$builddir/.cache/e2fsprogs
+src=$cache/e2fsprogs-$version
+ours=$builddir/e2fsck/e2fsck
+replay_list=$here/replay-all.list
+
+log() { printf '%s\n' "$*"; }
+die() { printf 'check-e2fsprogs: error: %s\n' "$*" >&2; exit 1; }
+now() { date +%s; }
+
+t_start=$(now)
+step_t=$t_start
+step() {
+	local t
+	t=$(now)
+	log "== $* (+$((t - step_t)) s, $((t - t_start)) s total)"
+	step_t=$t
+}
+
+# ------------------------------------------------------------ tools
+apt_install() {
+	[[ $install -eq 1 && $(id -u) -eq 0 ]] ||
+		die "missing: $* (run as root, or install them)"
+	log "check-e2fsprogs: installing $*"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null
+}
+
+need_pkgs() {
+	local missing=() cmd pkg
+	while read -r cmd pkg; do
+		command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+	done <<'EOF'
+gcc build-essential
+make build-essential
+dpkg-source dpkg-dev
+pkg-config pkg-config
+xz xz-utils
+gzip gzip
+cmp diffutils
+EOF
+	# e2fsprogs' own libuuid is built when this is missing; the system's
+	# is what Debian builds with
+	dpkg-query -W -f='${Status}' uuid-dev 2>/dev/null |
+		grep -q "install ok installed" || missing+=(uuid-dev)
+	[[ ${#missing[@]} -eq 0 ]] && return 0
+	mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+	if [[ $install -eq 1 && $(id -u) -eq 0 ]]; then
+		apt-get update -q >/dev/null
+	fi
+	apt_install "${missing[@]}"
+}
+
+# Is there a deb-src line or a "Types: deb-src" stanza anywhere?
+have_deb_src() {
+	local f
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[[ -f $f ]] && grep -Eq '^[[:space:]]*deb-src[[:space:]]' "$f" &&
+			return 0
+	done
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -f $f ]] &&
+			grep -Eiq '^[[:space:]]*Types:.*deb-src' "$f" && return 0
+	done
+	return 1
+}
+
+add_deb_src() {
+	local f=/etc/apt/sources.list.d/e2journal-src.sources
+	[[ $install -eq 1 && $(id -u) -eq 0 ]] ||
+		die "no deb-src entry for apt-get source (run as root, or add one, or use --source DIR)"
+	cat >"$f" <<'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+	log "check-e2fsprogs: no deb-src entry found; added $f (Debian 12 bookworm main sources)"
+	apt-get update -q >/dev/null
+}
+
+# ------------------------------------------------------------ source
+fetch_source() {
+	local dl=$cache/download
+	if [[ -n $source_dir ]]; then
+		[[ -x $source_dir/configure && -d $source_dir/tests ]] ||
+			die "$source_dir is not an e2fsprogs source tree"
+		grep -q "\"$version\"" "$source_dir/version.h" ||
+			die "$source_dir is not e2fsprogs $version"
+		log "check-e2fsprogs: copying $source_dir"
+		cp -a "$source_dir" "$src.part"
+		mv "$src.part" "$src"
+		return 0
+	fi
+	have_deb_src || add_deb_src
+	rm -rf "$dl"
+	mkdir -p "$dl"
+	# apt-get source drops privileges to _apt for the download
+	chmod 777 "$dl" 2>/dev/null || true
+	(cd "$dl" && apt-get source -q "e2fsprogs=$debversion") >"$cache/source.log" 2>&1 || {
+		tail -n 20 "$cache/source.log" >&2
+		if ! grep -q deb-src /etc/apt/sources.list.d/* 2>/dev/null ||
+		   grep -q "You must put some 'deb-src'" "$cache/source.log"; then
+			die "apt-get source failed: run apt-get update after adding a deb-src entry"
+		fi
+		die "apt-get source e2fsprogs=$debversion failed (see $cache/source.log)"
+	}
+	[[ -d $dl/e2fsprogs-$version ]] || die "apt-get source unpacked no e2fsprogs-$version"
+	mv "$dl/e2fsprogs-$version" "$src"
+	rm -rf "$dl"
+}
+
+build_source() {
+	step "configure and build e2fsprogs $version in $src"
+	(cd "$src" && ./configure --quiet >"$cache/configure.log" 2>&1) ||
+		die "configure failed (see $cache/configure.log)"
+	(cd "$src" && make -j"$jobs" >"$cache/build.log" 2>&1) ||
+		die "build failed (see $cache/build.log)"
+	cp "$src/e2fsck/e2fsck" "$src/e2fsck/e2fsck.e2fsprogs"
+	touch "$src/.e2journal-built"
+}
+
+# ------------------------------------------------------------ the suite
+# run_suite LABEL TEST_CONFIG: the suite in $src/tests; its failures,
+# sorted, in $cache/LABEL.failed, its logs under $cache/results/LABEL/.
+run_suite() {
+	local label=$1 config=$2 out
+	out=$cache/results/$label
+	rm -rf "$out"
+	mkdir -p "$out"
+	(cd "$src/tests" && rm -f ./*.ok ./*.failed ./*.log ./*.slow)
+	if [[ -n $only_tests ]]; then
+		# one after the other, as "make check" would run them
+		(cd "$src/tests" && make test_one test_script >/dev/null &&
+			TEST_CONFIG=$config ./test_script $only_tests) \
+			>"$out/suite.log" 2>&1 || true
+	else
+		(cd "$src/tests" && TEST_CONFIG=$config make -j"$jobs" check) \
+			>"$out/suite.log" 2>&1 || true
+	fi
+	(cd "$src/tests" && ls ./*.failed 2>/dev/null || true) |
+		sed -e 's;^\./;;' -e 's/\.failed$//' | sort >"$cache/$label.failed"
+	(cd "$src/tests" && for f in ./*.failed; do
+		[[ -f $f ]] && cp "$f" "$out/"
+	done) || true
+	grep -E "tests succeeded" "$out/suite.log" | tail -n 1 |
+		sed -e "s/^/  $label: /" || log "  $label: no summary (see $out/suite.log)"
+}
+
+# install_e2fsck WHICH: "ours" or "stock" in the place of e2fsck/e2fsck.
+install_e2fsck() {
+	if [[ $1 == ours ]]; then
+		cp "$ours" "$src/e2fsck/e2fsck.new"
+	else
+		cp "$src/e2fsck/e2fsck.e2fsprogs" "$src/e2fsck/e2fsck.new"
+	fi
+	mv -f "$src/e2fsck/e2fsck.new" "$src/e2fsck/e2fsck"
+}
+
+# cut_to_selection: keep only the selected tests (with --tests) of stdin.
+cut_to_selection() {
+	local t all
+	all=$(cat)
+	if [[ -z $only_tests ]]; then
+		printf '%s\n' "$all"
+		return
+	fi
+	for t in $only_tests; do
+		printf '%s\n' "$all" | grep -Fx "$t" || true
+	done
+}
+
+# compare LABEL EXPECTED-FILE
+compare() {
+	local label=$1 expected=$2 extra missing
+	extra=$(comm -13 "$expected" "$cache/$label.failed" | tr '\n' ' ')
+	missing=$(comm -23 "$expected" "$cache/$label.failed" | tr '\n' ' ')
+	log "  $label failed: $(tr '\n' ' ' <"$cache/$label.failed")"
+	if [[ -z $extra && -z $missing ]]; then
+		log "  $label: as expected"
+		return 0
+	fi
+	[[ -n $extra ]] && log "  $label: UNEXPECTED failures: $extra (diffs in $cache/results/$label/)"
+	[[ -n $missing ]] && log "  $label: expected to fail but passed: $missing"
+	return 1
+}
+
+# ------------------------------------------------------------ main
+[[ -x $ours ]] || die "$ours not built (run make first)"
+grep -q e2journal_engine_marker "$ours" ||
+	die "$ours is not e2journal's e2fsck"
+mkdir -p "$cache"
+
+step "tools"
+need_pkgs
+
+if [[ $rebuild -eq 1 ]]; then
+	rm -rf "$src"
+fi
+if [[ ! -f $src/.e2journal-built ]]; then
+	if [[ ! -d $src ]]; then
+		step "fetch e2fsprogs $debversion source"
+		fetch_source
+	fi
+	build_source
+	rm -f "$cache/stock.failed"
+else
+	log "check-e2fsprogs: using the cached build in $src"
+fi
+
+# the e2fsck.conf for stop, and a test_config that points at it
+printf '[options]\n\tjournal_policy = stop\n' >"$cache/e2fsck-stop.conf"
+sed -e "s;^E2FSCK_CONFIG=.*;E2FSCK_CONFIG=$cache/e2fsck-stop.conf;" \
+	"$src/tests/test_config" >"$cache/test_config.stop"
+grep -q "^E2FSCK_CONFIG=$cache/e2fsck-stop.conf\$" "$cache/test_config.stop" ||
+	die "the suite's test_config sets no E2FSCK_CONFIG to replace"
+
+# the stock failures, once per build (and per selection)
+stock_key=$(printf '%s' "${only_tests:-all}" | cksum | cut -d' ' -f1)
+if [[ ! -f $cache/stock.failed || ! -f $cache/stock.key ||
+      $(cat "$cache/stock.key") != "$stock_key" ]]; then
+	step "suite with e2fsprogs' own e2fsck (stock; kept in the cache)"
+	install_e2fsck stock
+	run_suite stock "$src/tests/test_config"
+	echo "$stock_key" >"$cache/stock.key"
+else
+	log "check-e2fsprogs: stock failures from the cache: $(tr '\n' ' ' <"$cache/stock.failed")"
+fi
+
+install_e2fsck ours
+status=0
+for p in $policies; do
+	case $p in
+	stop)
+		step "suite with our e2fsck, e2fsck.conf journal_policy = stop"
+		run_suite stop "$cache/test_config.stop"
+		cp "$cache/stock.failed" "$cache/stop.expected"
+		;;
+	replay-all)
+		step "suite with our e2fsck, default policy (replay-all)"
+		run_suite replay-all "$src/tests/test_config"
+		{
+			cat "$cache/stock.failed"
+			sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
+				-e 's/[[:space:]]//g' "$replay_list" |
+				cut_to_selection
+		} | sed -e '/^$/d' | sort -u >"$cache/replay-all.expected"
+		;;
+	esac
+	compare "$p" "$cache/$p.expected" || status=1
+done
+install_e2fsck stock
+
+step "done"
+if [[ $status -eq 0 ]]; then
+	log "check-e2fsprogs: PASS"
+else
+	log "check-e2fsprogs: FAIL"
+fi
+exit $status
