@@ -336,6 +336,29 @@ for p in $policies; do
 done
 install_e2fsck stock
 
+# our tests of the replay-all list: one per listed test, each passing
+if [[ " $policies " == *" replay-all "* ]]; then
+	step "our tests of the replay-all list (tests/j_e2fsprogs_*)"
+	pats=()
+	while read -r t; do
+		[[ -z $t ]] && continue
+		if [[ ! -f $top_srcdir/tests/j_e2fsprogs_${t#j_}/expect ]]; then
+			log "  no test of ours for $t: tests/j_e2fsprogs_${t#j_}/expect"
+			status=1
+		fi
+		pats+=("j_e2fsprogs_${t#j_}")
+	done < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$replay_list" |
+		cut_to_selection)
+	if [[ ${#pats[@]} -gt 0 ]]; then
+		top_srcdir=$top_srcdir top_builddir=$builddir \
+			E2FSPROGS_TESTS=$src/tests \
+			sh "$top_srcdir/tests/run_jtests.sh" "${pats[@]}" \
+			>"$cache/results/jtests.log" 2>&1 || status=1
+		sed -e 's/^/  /' "$cache/results/jtests.log" | grep -v '^  ----\|^    ' || true
+		grep -q '^SKIP' "$cache/results/jtests.log" && status=1
+	fi
+fi
+
 step "done"
 if [[ $status -eq 0 ]]; then
 	log "check-e2fsprogs: PASS"
