@@ -242,16 +242,49 @@ configure() {	# configure SRC OUT [CONFIG_NAME=VALUE...]
 	printf '%s\n' "$sum" >"$stamp"
 }
 
+# What a build directory's result depends on: the tarball, the
+# configuration, the compiler and the bytes of every file the series and
+# recovery.c change.  A build directory whose stamp holds this key is up
+# to date, and make is not run at all: its walk of the whole tree to
+# find nothing to do takes 20-60 s.
+build_key() {	# build_key SRC WHAT
+	local f
+	{
+		printf '%s\n' "$2"
+		cat "$cache/unpacked.stamp" "$here/uml.config"
+		gcc --version | head -1
+		if [[ $1 != "$pristine" ]]; then
+			while read -r f; do
+				printf '%s\n' "$f"
+				cat "$1/$f" 2>/dev/null || true
+			done <"$cache/patched.files"
+		fi
+	} | cksum
+}
+
+up_to_date() {	# up_to_date OUT KEY FILE
+	[[ -e $3 && -f $1/.build.stamp && $(cat "$1/.build.stamp") == "$2" ]]
+}
+
 build_kernel() {
-	local src=$1 out=$2 blog=$2.log
+	local src=$1 out=$2 blog=$2.log key
 	configure "$src" "$out"
+	key=$(build_key "$src" linux)
+	if up_to_date "$out" "$key" "$out/linux"; then
+		log "  ${out##*/}/linux is up to date (no input changed)"
+		return 0
+	fi
+	rm -f "$out/.build.stamp"
 	if ! make -C "$src" ARCH=um O="$out" -j"$jobs" linux >"$blog" 2>&1; then
 		tail -40 "$blog"
 		die "kernel build failed (log: $blog)"
 	fi
-	grep -E '^(\.\./)?[^ ]*(fs/jbd2/|fs/ext4/super\.c).*warning:' "$blog" &&
+	if grep -E '^(\.\./)?[^ ]*(fs/jbd2/|fs/ext4/super\.c).*warning:' "$blog"; then
+		# Rebuilt next time, so that the warnings show again.
+		rm -f "$out"/fs/jbd2/*.o "$out/fs/ext4/super.o"
 		die "warnings in fs/jbd2 or fs/ext4/super.c (log: $blog)"
-	return 0
+	fi
+	printf '%s\n' "$key" >"$out/.build.stamp"
 }
 
 # fs/jbd2 alone at W=1 (extra warnings and kernel-doc), in its own build
@@ -259,17 +292,32 @@ build_kernel() {
 # option recovery.c is built (and its kernel-doc checked) as itself, as
 # in a production kernel; recovery_test.o is then built on its own.
 build_w1() {
-	local out=$cache/build-w1 blog=$cache/build-w1.log
+	local out=$cache/build-w1 blog=$cache/build-w1.log key
 	configure "$tree" "$out" "# CONFIG_JBD2_KUNIT_TEST is not set"
+	key=$(build_key "$tree" w1)
+	if up_to_date "$out" "$key" "$blog"; then
+		# The log is that of the last build of these very inputs.
+		log "  build-w1 is up to date (no input changed)"
+	else
+		rm -f "$out/.build.stamp"
+		w1_make "$out" "$blog"
+	fi
+	if grep -E 'warning:' "$blog" | grep -E 'fs/jbd2/|include/linux/jbd2\.h'; then
+		# Recompiled next time, so that the warnings show again.
+		rm -f "$out"/fs/jbd2/*.o "$out/.build.stamp"
+		fail "W=1 fs/jbd2: warnings (log: $blog)"
+	else
+		printf '%s\n' "$key" >"$out/.build.stamp"
+		pass "W=1 fs/jbd2: no warnings"
+	fi
+}
+
+w1_make() {	# w1_make OUT LOG
+	local out=$1 blog=$2
 	if ! make -C "$tree" ARCH=um O="$out" -j"$jobs" W=1 fs/jbd2/ \
 	     fs/jbd2/recovery_test.o >"$blog" 2>&1; then
 		tail -40 "$blog"
 		die "W=1 build of fs/jbd2 failed (log: $blog)"
-	fi
-	if grep -E 'warning:' "$blog" | grep -E 'fs/jbd2/|include/linux/jbd2\.h'; then
-		fail "W=1 fs/jbd2: warnings (log: $blog)"
-	else
-		pass "W=1 fs/jbd2: no warnings"
 	fi
 }
 
@@ -803,37 +851,77 @@ needs_recovery() {
 }
 
 # ------------------------------------------------------------ running
-# Make each test image once per run, with e2journal's result under each
-# policy beside it.
-prepare_images() {
-	local t p rc key stamp=$imgdir/made.stamp
-	# Remade only when a recipe, jtool, e2journal or e2fsprogs changed.
-	pick_writer
-	key=$(cat "$here/check-kernel.sh" "$here/jtool.py" "$e2journal" |
-	      cksum)-$(mke2fs -V 2>&1 | head -1)-$writer-$tests
-	if [[ -f $stamp && $(cat "$stamp") == "$key" ]]; then
-		log "  test images unchanged"
-		return 0
+# What a test image depends on: its recipe and the helpers recipes use,
+# the writer (for e2journal: the sources of its write and corrupt
+# commands, lib/journal and misc, which do not include recovery.c; for
+# debugfs: jtool.py and the e2fsprogs version), mke2fs.
+image_key() {	# image_key TEST
+	{
+		declare -f "img_$1" mkfs mkdata ondisk jwrite to_ranges ej_write \
+			dfs_write jbreak check_log seq_csv excluded_blocks
+		printf 'B=%s writer=%s\n' "$B" "$writer"
+		mke2fs -V 2>&1 | head -1
+		if [[ $writer == e2journal ]]; then
+			cat "$top_srcdir"/lib/journal/*.[ch] "$top_srcdir"/misc/*.[ch]
+		else
+			debugfs -V 2>&1 | head -1
+			cat "$here/jtool.py"
+		fi
+	} | cksum
+}
+
+# What e2journal's replay does depends on its code, not on its debug
+# information or build ID (which change with a comment in recovery.c).
+code_key() {	# code_key BINARY
+	local tmp=$cache/code.$$
+	if objcopy --strip-debug --remove-section=.note.gnu.build-id \
+	   "$1" "$tmp" 2>/dev/null; then
+		cksum <"$tmp"
+	else
+		cksum <"$1"
 	fi
-	rm -rf "$imgdir"
+	rm -f "$tmp"
+}
+
+# Make each test image, with e2journal's result under each policy beside
+# it.  An image is remade only when its key changes, and the results
+# only when the image or e2journal's code changes, so a run after an
+# edit of recovery.c replays the images again but does not rewrite them.
+prepare_images() {
+	local t p rc ikey rkey ekey made=0 replayed=0 t0
+	pick_writer
 	mkdir -p "$imgdir"
-	log "  journals written with $writer"
+	rm -f "$imgdir/made.stamp"	# the single key of older versions
+	ekey=$(code_key "$e2journal")
 	for t in $tests; do
-		work=$imgdir/$t.work
-		rm -rf "$work"
-		mkdir -p "$work"
-		"img_$t" "$imgdir/$t.img"
-		excluded_blocks "$imgdir/$t.img" >"$imgdir/$t.excl"
-		for p in replay-all stop refuse; do
-			cp --sparse=always "$imgdir/$t.img" "$imgdir/$t.ref-$p.img"
-			rc=0
-			"$e2journal" replay --policy "$p" "$imgdir/$t.ref-$p.img" \
-				>"$imgdir/$t.ref-$p.txt" 2>&1 || rc=$?
-			echo "$rc" >"$imgdir/$t.ref-$p.rc"
-		done
-		rm -rf "$work"
+		t0=$(now)
+		ikey=$(image_key "$t")
+		if [[ $(cat "$imgdir/$t.key" 2>/dev/null) != "$ikey" ]]; then
+			rm -rf "${imgdir:?}/$t".*
+			work=$imgdir/$t.work
+			mkdir -p "$work"
+			"img_$t" "$imgdir/$t.img" >"$work/mkfs.log"
+			excluded_blocks "$imgdir/$t.img" >"$imgdir/$t.excl"
+			rm -rf "$work"
+			printf '%s\n' "$ikey" >"$imgdir/$t.key"
+			made=$((made + 1))
+		fi
+		rkey="$ikey $ekey"
+		if [[ $(cat "$imgdir/$t.refkey" 2>/dev/null) != "$rkey" ]]; then
+			rm -f "$imgdir/$t.refkey"
+			for p in replay-all stop refuse; do
+				cp --sparse=always "$imgdir/$t.img" "$imgdir/$t.ref-$p.img"
+				rc=0
+				"$e2journal" replay --policy "$p" "$imgdir/$t.ref-$p.img" \
+					>"$imgdir/$t.ref-$p.txt" 2>&1 || rc=$?
+				echo "$rc" >"$imgdir/$t.ref-$p.rc"
+			done
+			printf '%s\n' "$rkey" >"$imgdir/$t.refkey"
+			replayed=$((replayed + 1))
+		fi
+		[[ $(now) -eq $t0 ]] || log "  $t: $(($(now) - t0)) s"
 	done
-	printf '%s\n' "$key" >"$stamp"
+	log "  $made images made ($writer), $replayed replayed by e2journal, the others unchanged"
 }
 
 # The init script the UML kernel runs: mount, report, unmount, halt.
@@ -864,7 +952,7 @@ run_one() {
 	name="$spec/$policy"
 	local img=$rundir/${spec//@/-}.$policy.img
 	local blog=$rundir/${spec//@/-}.$policy.log
-	local init=$rundir/init.sh mnt=$rundir/mnt opts=noatime,noinit_itable
+	local init=${img%.img}.init mnt=${img%.img}.mnt opts=noatime,noinit_itable
 	local rc=0 got state nr bad p diffs okref
 
 	[[ -n $errors ]] && opts+=",errors=$errors"
@@ -947,6 +1035,50 @@ run_one() {
 	fi
 }
 
+# Run every "TEST POLICY" given, up to $jobs boots at a time (a boot
+# spends much of its time waiting).  Each runs in a subshell that writes
+# its PASS/FAIL lines and its results line to files of its own; they are
+# shown and counted in order.
+run_all() {
+	local -a runs=("$@")
+	local n=$# next=0 shown=0 running=0
+	while ((shown < n)); do
+		while ((next < n && running < jobs)); do
+			(
+				results=$rundir/rec.$next
+				: >"$results"
+				# shellcheck disable=SC2086
+				run_one ${runs[$next]}
+				: >"$rundir/done.$next"
+			) >"$rundir/out.$next" 2>&1 &
+			next=$((next + 1))
+			running=$((running + 1))
+		done
+		wait -n || true
+		running=$((running - 1))
+		while ((shown < next)); do
+			# A run that died (die, a signal) leaves no done file:
+			# once nothing is running, show it as failed.
+			[[ -e $rundir/done.$shown ]] || ((running == 0 && next == n)) ||
+				break
+			show_run "$shown" "${runs[$shown]}"
+			shown=$((shown + 1))
+		done
+	done
+}
+
+show_run() {	# show_run INDEX "TEST POLICY"
+	local out=$rundir/out.$1 n
+	cat "$out"
+	n=$(grep -c '^PASS ' "$out" || true)
+	npass=$((npass + n))
+	n=$(grep -c '^FAIL ' "$out" || true)
+	nfail=$((nfail + n))
+	[[ -e $rundir/done.$1 ]] || fail "${2/ //}: the run did not finish"
+	cat "$rundir/rec.$1" >>"$results" 2>/dev/null || true
+	rm -f "$out" "$rundir/rec.$1" "$rundir/done.$1"
+}
+
 # Checks of block content that say what the scenario is about, beyond
 # agreeing with e2journal.
 extra_bad=""
@@ -1006,6 +1138,11 @@ main() {
 	need_pkgs
 	[[ -x $e2journal ]] || die "$e2journal not built (make misc/e2journal)"
 	mkdir -p "$cache"
+	# Kernel build directories record absolute paths (build-*/source,
+	# every .cmd file): follow a symlinked cache to where it really is,
+	# so that reaching it by another path does not rebuild everything.
+	cache=$(cd "$cache" && pwd -P)
+	pristine=$cache/linux-source-6.1
 	step "tools ready"
 	unpack
 	step "source unpacked"
@@ -1048,19 +1185,21 @@ main() {
 	prepare_images
 	step "test images made"
 
+	local -a runs=()
 	for t in $tests; do
 		if [[ $stock -eq 1 ]]; then
-			run_one "$t" replay-all
+			runs+=("$t replay-all")
 			continue
 		fi
 		for p in replay-all stop refuse; do
-			run_one "$t" "$p"
+			runs+=("$t $p")
 		done
 		if [[ $t == seed_commit4 ]]; then
-			run_one seed_commit4@remount-ro replay-all
-			run_one seed_commit4@panic replay-all
+			runs+=("seed_commit4@remount-ro replay-all")
+			runs+=("seed_commit4@panic replay-all")
 		fi
 	done
+	run_all "${runs[@]}"
 	step "tests run (results: $results)"
 
 	echo "$npass passed, $nfail failed"
