@@ -28,7 +28,7 @@ Options:
   --stock        build and test an unpatched Linux 6.1 instead (its own
                  cache), to record what the stock kernel does
   --tests LIST   run only these tests (space-separated names; "list" lists)
-  --jobs N       make -jN [2]
+  --jobs N       make -jN, and N boots at a time [2]
   --no-install   never run apt-get; fail if a tool is missing
   --no-kunit     skip the KUnit boot
   --no-w1        skip the W=1 build of fs/jbd2
