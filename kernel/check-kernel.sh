@@ -924,47 +924,100 @@ prepare_images() {
 	log "  $made images made ($writer), $replayed replayed by e2journal, the others unchanged"
 }
 
-# The init script the UML kernel runs: mount, report, unmount, halt.
-write_init() {	# write_init FILE MNT OPTS
-	cat >"$1" <<EOF
+# The init script the UML kernel runs: for each disk, in turn, set the
+# recovery policy (the first comes from the kernel command line, the
+# others are written to /sys/module/jbd2/parameters/recovery_policy, which
+# a journal reads when it is created), mount, report, unmount; then halt.
+# Markers "@@ begin K" and "@@ end K" delimit what mount K printed.
+write_init() {	# write_init FILE MNT "DEV OPTS POLICY"...
+	local file=$1 mnt=$2 e dev opts pol k=0
+	local param=/sys/module/jbd2/parameters/recovery_policy
+	shift 2
+	{
+		cat <<EOF
 #!/bin/sh
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
-echo "@@ policy \$(cat /sys/module/jbd2/parameters/recovery_policy 2>/dev/null || echo stock)"
-if mount -t ext4 -o $3 /dev/ubda $2; then
-	echo "@@ mount \$(awk '\$1 == "/dev/ubda" { split(\$4, o, ","); print o[1] }' /proc/mounts)"
-	umount $2 || echo "@@ umount failed"
+EOF
+		for e in "$@"; do
+			read -r dev opts pol <<<"$e"
+			echo "echo '@@ begin $k'"
+			[[ $k -eq 0 || $stock -eq 1 ]] || echo "echo $pol >$param"
+			cat <<EOF
+echo "@@ policy \$(cat $param 2>/dev/null || echo stock)"
+if mount -t ext4 -o $opts /dev/$dev $mnt; then
+	echo "@@ mount \$(awk '\$1 == "/dev/$dev" { split(\$4, o, ","); print o[1] }' /proc/mounts)"
+	umount $mnt || echo "@@ umount failed"
 else
 	echo "@@ mount fail"
 fi
 echo "@@ done"
-poweroff -f
+echo '@@ end $k'
 EOF
-	chmod +x "$1"
+			k=$((k + 1))
+		done
+		echo "poweroff -f"
+	} >"$file"
+	chmod +x "$file"
 }
 
-# run_one TEST[@ERRORS] POLICY: boot, then check everything.
+# One boot for the runs of one image: "TEST[@ERRORS] POLICY;..." (the
+# same TEST), each on its own copy of the image (ubda, ubdb, ...), then
+# the checks of each run on the part of the console log between its
+# markers, where the disk is renamed ubda so that every run is checked
+# against the same messages.
+run_boot() {	# run_boot "SPEC POLICY;SPEC POLICY;..."
+	local -a members args=() entries=()
+	local m spec policy t errors opts img k=0 rc=0 t0 secs
+	local letters=abcdefgh
+	IFS=';' read -ra members <<<"$1"
+	read -r spec policy <<<"${members[0]}"
+	local base=$rundir/${spec//@/-}.$policy
+	local blog=$base.boot.log init=$base.init mnt=$base.mnt
+	for m in "${members[@]}"; do
+		read -r spec policy <<<"$m"
+		t=${spec%@*}
+		errors=""
+		[[ $spec == *@* ]] && errors=${spec#*@}
+		opts=noatime,noinit_itable${errors:+,errors=$errors}
+		img=$rundir/${spec//@/-}.$policy.img
+		cp --sparse=always "$imgdir/$t.img" "$img"
+		[[ $k -eq 0 ]] || args+=("ubd$k=$img")
+		entries+=("ubd${letters:k:1} $opts $policy")
+		k=$((k + 1))
+	done
+	mkdir -p "$mnt"
+	write_init "$init" "$mnt" "${entries[@]}"
+	read -r spec policy <<<"${members[0]}"
+	t0=$(date +%s%N)
+	boot "$kernel" "$blog" "$rundir/${spec//@/-}.$policy.img" "$init" \
+		kunit.enable=0 jbd2.recovery_policy="$policy" "${args[@]}" || rc=$?
+	secs=$(( ($(date +%s%N) - t0) / 1000000 ))
+	secs=$((secs / 1000)).$(printf '%03d' $((secs % 1000)))
+	secs+=" s"
+	[[ $k -eq 1 ]] || secs+=" for $k mounts"
+	k=0
+	for m in "${members[@]}"; do
+		read -r spec policy <<<"$m"
+		awk -v k="$k" '$0 == "@@ begin " k { on = 1 } on { print }
+			$0 == "@@ end " k { on = 0 }' "$blog" |
+			sed -E 's/\bubd[b-h]\b/ubda/g' \
+			>"$rundir/${spec//@/-}.$policy.log"
+		run_one "$spec" "$policy" "$rc" "$secs"
+		k=$((k + 1))
+	done
+}
+
+# run_one TEST[@ERRORS] POLICY RC SECS: check everything about one
+# mount, once its boot (run_boot) is over.
 run_one() {
-	local spec=$1 policy=$2 t=${1%@*} errors="" key="$1/$2" name
-	[[ $spec == *@* ]] && errors=${spec#*@}
+	local spec=$1 policy=$2 t=${1%@*} key="$1/$2" name rc=$3 secs=$4
 	name="$spec/$policy"
 	local img=$rundir/${spec//@/-}.$policy.img
 	local blog=$rundir/${spec//@/-}.$policy.log
-	local init=${img%.img}.init mnt=${img%.img}.mnt opts=noatime,noinit_itable
-	local rc=0 got state nr bad p diffs okref
-
-	[[ -n $errors ]] && opts+=",errors=$errors"
-	mkdir -p "$mnt"
-	write_init "$init" "$mnt" "$opts"
-	cp --sparse=always "$imgdir/$t.img" "$img"
-	local t0 secs
-	t0=$(date +%s%N)
-	boot "$kernel" "$blog" "$img" "$init" kunit.enable=0 \
-		jbd2.recovery_policy="$policy" || rc=$?
-	secs=$(( ($(date +%s%N) - t0) / 1000000 ))
-	secs=$((secs / 1000)).$(printf '%03d' $((secs % 1000)))
+	local got state nr bad p diffs okref
 
 	got=$(sed -n 's/^@@ mount //p' "$blog" | tail -1)
 	if grep -q 'Kernel panic - not syncing' "$blog"; then
@@ -985,12 +1038,14 @@ run_one() {
 		[[ -z $(diff_blocks "$img" "$imgdir/$t.img" "$imgdir/$t.excl") ]] &&
 			okref+="${okref:+,}original"
 		record "$name" "$got" "$state" "$nr" "${okref:-none}" "$blog"
-		pass "$name: recorded (mount $got, state '$state', blocks = ${okref:-none}, boot ${secs} s)"
+		pass "$name: recorded (mount $got, state '$state', blocks = ${okref:-none}, boot ${secs})"
 		return 0
 	fi
 
 	bad=""
 	[[ -n ${exp_mount[$key]:-} ]] || { fail "$name: no expectation"; return 0; }
+	[[ $(sed -n 's/^@@ policy //p' "$blog") == "$policy" ]] ||
+		bad+="recovery_policy was not $policy; "
 	[[ $got == "${exp_mount[$key]}" ]] ||
 		bad+="mount: got $got, want ${exp_mount[$key]}; "
 	if [[ ${exp_err[$key]} == yes ]]; then
@@ -1029,16 +1084,16 @@ run_one() {
 
 	record "$name" "$got" "$state" "$nr" "e2journal" "$blog"
 	if [[ -z $bad ]]; then
-		pass "$name: mount $got, state '$state' (boot ${secs} s)"
+		pass "$name: mount $got, state '$state' (boot ${secs})"
 	else
 		fail "$name: $bad(log: $blog)"
 	fi
 }
 
-# Run every "TEST POLICY" given, up to $jobs boots at a time (a boot
-# spends much of its time waiting).  Each runs in a subshell that writes
-# its PASS/FAIL lines and its results line to files of its own; they are
-# shown and counted in order.
+# Run every boot given ("SPEC POLICY;..." as run_boot takes), up to $jobs
+# at a time (a boot spends much of its time waiting).  Each runs in a
+# subshell that writes its PASS/FAIL lines and its results lines to files
+# of its own; they are shown and counted in order.
 run_all() {
 	local -a runs=("$@")
 	local n=$# next=0 shown=0 running=0
@@ -1047,8 +1102,7 @@ run_all() {
 			(
 				results=$rundir/rec.$next
 				: >"$results"
-				# shellcheck disable=SC2086
-				run_one ${runs[$next]}
+				run_boot "${runs[$next]}"
 				: >"$rundir/done.$next"
 			) >"$rundir/out.$next" 2>&1 &
 			next=$((next + 1))
@@ -1067,14 +1121,14 @@ run_all() {
 	done
 }
 
-show_run() {	# show_run INDEX "TEST POLICY"
+show_run() {	# show_run INDEX "SPEC POLICY;..."
 	local out=$rundir/out.$1 n
 	cat "$out"
 	n=$(grep -c '^PASS ' "$out" || true)
 	npass=$((npass + n))
 	n=$(grep -c '^FAIL ' "$out" || true)
 	nfail=$((nfail + n))
-	[[ -e $rundir/done.$1 ]] || fail "${2/ //}: the run did not finish"
+	[[ -e $rundir/done.$1 ]] || fail "${2//;/, }: the boot did not finish"
 	cat "$rundir/rec.$1" >>"$results" 2>/dev/null || true
 	rm -f "$out" "$rundir/rec.$1" "$rundir/done.$1"
 }
@@ -1191,12 +1245,13 @@ main() {
 			runs+=("$t replay-all")
 			continue
 		fi
-		for p in replay-all stop refuse; do
-			runs+=("$t $p")
-		done
+		# One boot mounts the image under each policy, on three
+		# copies; errors=panic needs a boot of its own.
 		if [[ $t == seed_commit4 ]]; then
-			runs+=("seed_commit4@remount-ro replay-all")
+			runs+=("$t replay-all;$t stop;$t refuse;$t@remount-ro replay-all")
 			runs+=("seed_commit4@panic replay-all")
+		else
+			runs+=("$t replay-all;$t stop;$t refuse")
 		fi
 	done
 	run_all "${runs[@]}"
