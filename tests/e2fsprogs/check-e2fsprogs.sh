@@ -182,14 +182,22 @@ fetch_source() {
 	mkdir -p "$dl"
 	# apt-get source drops privileges to _apt for the download
 	chmod 777 "$dl" 2>/dev/null || true
-	(cd "$dl" && apt-get source -q "e2fsprogs=$debversion") >"$cache/source.log" 2>&1 || {
-		tail -n 20 "$cache/source.log" >&2
-		if ! grep -q deb-src /etc/apt/sources.list.d/* 2>/dev/null ||
-		   grep -q "You must put some 'deb-src'" "$cache/source.log"; then
-			die "apt-get source failed: run apt-get update after adding a deb-src entry"
+	if ! (cd "$dl" && apt-get source -q "e2fsprogs=$debversion") \
+		>"$cache/source.log" 2>&1; then
+		# a new machine may never have read its source indexes
+		if [[ $install -eq 1 && $(id -u) -eq 0 ]]; then
+			log "check-e2fsprogs: apt-get source failed; apt-get update and retry"
+			apt-get update -q >/dev/null
+			(cd "$dl" && apt-get source -q "e2fsprogs=$debversion") \
+				>"$cache/source.log" 2>&1 || {
+				tail -n 20 "$cache/source.log" >&2
+				die "apt-get source e2fsprogs=$debversion failed (see $cache/source.log)"
+			}
+		else
+			tail -n 20 "$cache/source.log" >&2
+			die "apt-get source e2fsprogs=$debversion failed (see $cache/source.log)"
 		fi
-		die "apt-get source e2fsprogs=$debversion failed (see $cache/source.log)"
-	}
+	fi
 	[[ -d $dl/e2fsprogs-$version ]] || die "apt-get source unpacked no e2fsprogs-$version"
 	mv "$dl/e2fsprogs-$version" "$src"
 	rm -rf "$dl"
@@ -275,6 +283,8 @@ compare() {
 grep -q e2journal_engine_marker "$ours" ||
 	die "$ours is not e2journal's e2fsck"
 mkdir -p "$cache"
+engine=$("$ours" -V 2>&1 | sed -n 's/.*passes 1-5: //p')
+log "check-e2fsprogs: our e2fsck's engine: $engine, $("$engine" -V 2>&1 | head -n 1)"
 
 step "tools"
 need_pkgs
