@@ -423,15 +423,15 @@ static bool header_ok(journal_t *journal, const char *buf, tid_t tid,
 
 /*
  * After a garbled block at @from, look ahead for the next block that
- * belongs to transaction @tid or @tid + 1 and verifies.  A garbled
- * descriptor hides at most one block's worth of tags, so the next
+ * belongs to transaction @tid or @tid + 1 (and verifies, if @verify).  A
+ * garbled descriptor hides at most one block's worth of tags, so the next
  * control block cannot be further away than that.
  */
 static bool resync(journal_t *journal, tid_t tid, unsigned long from,
-		   unsigned long budget, unsigned long *pos, tid_t *seq)
+		   unsigned long budget, bool verify, unsigned long *pos,
+		   tid_t *seq)
 {
 	unsigned long reach, i;
-	bool verify = jbd2_journal_has_csum_v2or3(journal);
 
 	reach = block_space(journal) / journal_tag_bytes(journal) + 2;
 	if (reach > budget)
@@ -623,8 +623,8 @@ static int scan_garbled(journal_t *journal, struct recovery_info *info,
 
 	if (policy_strict(journal))
 		return SCAN_END;
-	if (!resync(journal, ss->tid, ss->next,
-		    log_len(journal) - ss->walked, &pos, &seq))
+	if (!resync(journal, ss->tid, ss->next, log_len(journal) - ss->walked,
+		    jbd2_journal_has_csum_v2or3(journal), &pos, &seq))
 		return SCAN_END;
 
 	err = open_txn(info, ss, ss->next);
@@ -681,7 +681,11 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 		 * The tags cannot be trusted, so neither can the count.  Take
 		 * it only if the tag list ended properly and a block of this
 		 * or the next transaction stands where it says; otherwise
-		 * resynchronise on the next block that verifies.
+		 * resynchronise on the next block with the journal magic and
+		 * the expected sequence.  Escaping keeps the magic out of
+		 * data blocks, so such a block is a control block even when
+		 * its own checksum fails (another bad descriptor is then
+		 * scanned, and reported, in its turn).
 		 */
 		struct buffer_head *bh = NULL;
 		bool sane = false;
@@ -689,9 +693,9 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 		if (last) {
 			bh = jread(journal, after, &err);
 			sane = bh && (header_ok(journal, bh->b_data, ss->tid,
-						true) ||
+						false) ||
 				      header_ok(journal, bh->b_data,
-						ss->tid + 1, true));
+						ss->tid + 1, false));
 			brelse(bh);
 		}
 		if (!sane) {
@@ -699,13 +703,17 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 			tid_t seq;
 
 			if (!resync(journal, ss->tid, ss->next,
-				    log_len(journal) - ss->walked, &pos, &seq))
+				    log_len(journal) - ss->walked, false,
+				    &pos, &seq))
 				return SCAN_END;
 			after = pos;
 			step = (pos - ss->next + log_len(journal)) %
 				log_len(journal);
 			if (!step)
 				step = log_len(journal);
+			/* Report no more tags than there were blocks. */
+			if (step - 1 < ntags)
+				info->ctl[info->nr_ctl - 1].count = step - 1;
 		}
 	}
 	/*
@@ -886,10 +894,10 @@ static int scan_revoke_records(journal_t *journal, struct buffer_head *bh,
 
 	*nr = 0;
 	if (rcount > space) {
+		flag(journal, JBD2_CORRUPT_REVOKE_COUNT, sequence);
 		if (policy_strict(journal))
 			return -EINVAL;
 		/* A revoke only ever suppresses writes: read what fits. */
-		flag(journal, JBD2_CORRUPT_REVOKE_COUNT, sequence);
 		rcount = space;
 	}
 	while (offset + record_len <= rcount) {
@@ -961,7 +969,7 @@ static void report_unreplayed(journal_t *journal, struct txn_rec *t,
 	if (!bh)
 		return;
 	tag_iter_init(journal, &it, bh->b_data);
-	while (tag_next(journal, &it, &flags, &blocknr))
+	while (i < c->count && tag_next(journal, &it, &flags, &blocknr))
 		jbd2_recovery_block(journal, NULL, t->ti.tid,
 				    log_advance(journal, c->lblk, 1 + i++),
 				    blocknr, flags, verdict);
@@ -1125,18 +1133,22 @@ static int fc_pass(journal_t *journal, struct recovery_info *info,
 	return err < 0 ? err : 0;
 }
 
-static void report_txns(journal_t *journal, struct recovery_info *info)
+/* Report every transaction; @refused: none of them will be replayed. */
+static void report_txns(journal_t *journal, struct recovery_info *info,
+			bool refused)
 {
 	unsigned int i;
 
 	for (i = 0; i < info->nr_txn; i++) {
-		struct txn_rec *t = &info->txn[i];
+		struct jbd2_txn_info ti = info->txn[i].ti;
 
-		if (t->ti.replay) {
-			journal->j_replay_last = t->ti.tid;
+		if (refused)
+			ti.replay = 0;
+		if (ti.replay) {
+			journal->j_replay_last = ti.tid;
 			journal->j_replay_nr_txns++;
 		}
-		jbd2_recovery_txn(journal, &t->ti);
+		jbd2_recovery_txn(journal, &ti);
 	}
 }
 
@@ -1195,23 +1207,24 @@ int jbd2_journal_recover(journal_t *journal)
 		for (i = 0; i < info.nr_txn; i++)
 			info.txn[i].ti.replay = 0;
 	}
-	report_txns(journal, &info);
 	if (!err && journal->j_replay_policy == JBD2_POLICY_REFUSE) {
 		/* Look for bad data blocks before writing anything. */
 		if (!journal->j_replay_corrupt)
 			do_replay(journal, &info, REPLAY_CHECK);
+		info.nr_revoke_hits = 0;
 		if (journal->j_replay_corrupt) {
-			info.nr_revoke_hits = 0;
+			report_txns(journal, &info, true);
 			do_replay(journal, &info, REPLAY_REFUSED);
-			journal->j_replay_last = 0;
-			journal->j_replay_nr_txns = 0;
 			jbd2_journal_clear_revoke(journal);
 			free_info(&info);
 			return -EFSCORRUPTED;
 		}
-		info.nr_revoke_hits = 0;
 	}
-	if (!err)
+	report_txns(journal, &info, false);
+	if (err)
+		/* Nothing is replayed; still give every block its verdict. */
+		do_replay(journal, &info, REPLAY_REFUSED);
+	else
 		err = do_replay(journal, &info, REPLAY_WRITE);
 	if (!err)
 		err = fc_pass(journal, &info, PASS_REPLAY);

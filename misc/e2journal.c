@@ -32,6 +32,19 @@
 
 const char *ej_prog = "e2journal";
 
+int ej_load_failure_exit(errcode_t err)
+{
+	switch (err) {
+	case EJ_BAD_JOURNAL_INODE:
+	case EJ_BAD_JSB:
+	case EJ_UNSUPP_JSB_VERSION:
+	case EJ_UNSUPP_FEATURE:
+	case EJ_JOURNAL_TOO_SMALL:
+		return EJ_EXIT_UNCORRECTED;
+	}
+	return EJ_EXIT_OPERATIONAL;
+}
+
 static const struct {
 	const char	*name;
 	int		(*fn)(int argc, char **argv);
@@ -254,7 +267,7 @@ static int replay_prepass(ext2_filsys fs, const struct ej_open_opts *opts,
 	if (err) {
 		free(skips);
 		com_err(ej_prog, err, "while loading the journal");
-		return EJ_EXIT_OPERATIONAL;
+		return ej_load_failure_exit(err);
 	}
 	r = ej_journal_report(journal);
 	r->overrides = skips;
@@ -591,6 +604,7 @@ int ej_cmd_replay(int argc, char **argv)
 		else
 			com_err(ej_prog, err, "while loading the journal of %s",
 				image);
+		ret = ej_load_failure_exit(err);
 		goto out;
 	}
 	r = ej_journal_report(journal);

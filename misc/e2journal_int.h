@@ -15,6 +15,13 @@
 
 extern const char *ej_prog;
 
+/*
+ * The exit status when the journal cannot be loaded: a journal that is
+ * itself unusable (its superblock, its inode) is left uncorrected (4);
+ * anything else is an operational error (8).
+ */
+int ej_load_failure_exit(errcode_t err);
+
 int ej_cmd_dump(int argc, char **argv);		/* ej_dump.c */
 int ej_cmd_replay(int argc, char **argv);	/* e2journal.c */
 int ej_cmd_show(int argc, char **argv);		/* ej_show.c */

@@ -132,6 +132,7 @@ int ej_cmd_plan(int argc, char **argv)
 	err = ej_journal_open(fs, &opts, &journal);
 	if (err) {
 		com_err(ej_prog, err, "while loading the journal of %s", image);
+		ret = ej_load_failure_exit(err);
 		goto out;
 	}
 	r = ej_journal_report(journal);
