@@ -59,7 +59,11 @@ typedef int bool_t;
 #define kmalloc_array(n, size, flags)	calloc((n), (size))
 #define krealloc(p, size, flags)	realloc((p), (size))
 #define kfree(p)			free(p)
-#define kvfree(p)			free(p)
+/* large arrays: huge-page backed where possible (bigmem.c) */
+void *ej_big_zalloc(size_t size);
+void ej_big_free(void *p);
+#define kvzalloc(size, flags)		ej_big_zalloc(size)
+#define kvfree(p)			ej_big_free(p)
 
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define likely(x)	__builtin_expect(!!(x), 1)

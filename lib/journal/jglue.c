@@ -13,6 +13,11 @@
  * journal block holds its final version; syncing the filesystem device
  * writes each block once, in ascending order, in large runs.  Memory
  * stays proportional to the number of logged blocks, never their bytes.
+ *
+ * Cost: the channels' own block cache is switched off (unix_io copies
+ * every read or write of up to four blocks through it); buffers are
+ * allocated once per journal and huge-page backed (bigmem.c), and final
+ * versions are read straight into the write batch where they can be.
  */
 #include "ej_int.h"
 
@@ -20,6 +25,7 @@
 #define EJ_CACHE_BYTES		(64 * 1024 * 1024)	/* control blocks */
 #define EJ_WRITE_BATCH_BYTES	(8 * 1024 * 1024)	/* replay writes */
 #define EJ_READ_GAP		8	/* blocks read across to join reads */
+#define EJ_SLAB_BYTES		(2 * 1024 * 1024)	/* cache copies */
 
 /* A read-ahead window; retired ones live until their last reader goes. */
 struct ej_window {
@@ -35,6 +41,13 @@ struct ej_cblock {
 	char			*data;
 };
 
+/* Where cached control blocks are copied: never freed one by one. */
+struct ej_slab {
+	struct ej_slab		*next;
+	size_t			used, cap;	/* blocks */
+	char			*mem;
+};
+
 /* A buffer_head and what the glue needs to recycle it. */
 struct ej_bh {
 	struct buffer_head	bh;
@@ -48,6 +61,7 @@ struct ej_glue {
 	unsigned int		bs;
 	struct ej_window	*win;		/* current window, or NULL */
 	struct ej_window	*retired;	/* still referenced */
+	struct ej_window	*spare;		/* idle, ready for reuse */
 	unsigned long long	last_lblk;	/* logical block last served */
 	int			have_last;
 	unsigned int		ra;		/* next read-ahead, blocks */
@@ -55,6 +69,7 @@ struct ej_glue {
 
 	struct ej_cblock	*cache;		/* sorted by blk */
 	size_t			nr_cache, max_cache;
+	struct ej_slab		*slab;
 
 	struct ej_bh		*free_bh;
 	struct ej_bh		*all_bh;
@@ -96,6 +111,12 @@ errcode_t ej_glue_init(struct ej_host *h)
 		g->ra_max = 1;
 	g->max_cache = EJ_CACHE_BYTES / bs;
 	h->glue = g;
+	/*
+	 * unix_io copies reads of up to four blocks through its cache; the
+	 * glue reads each block once and keeps what it rereads itself.
+	 * Managers without the option keep their cache.
+	 */
+	io_channel_set_options(h->jio, "cache=off");
 	return 0;
 }
 
@@ -103,8 +124,19 @@ static void win_free(struct ej_window *w)
 {
 	if (!w)
 		return;
-	free(w->buf);
+	ej_big_free(w->buf);
 	free(w);
+}
+
+/* An idle window: keep one for reuse, free the rest. */
+static void win_idle(struct ej_glue *g, struct ej_window *w)
+{
+	if (!g->spare) {
+		w->len = 0;
+		g->spare = w;
+	} else {
+		win_free(w);
+	}
 }
 
 void ej_glue_free(struct ej_host *h)
@@ -112,17 +144,22 @@ void ej_glue_free(struct ej_host *h)
 	struct ej_glue *g = h->glue;
 	struct ej_window *w;
 	struct ej_bh *b;
-	size_t i;
 
 	if (!g)
 		return;
 	win_free(g->win);
+	win_free(g->spare);
 	while ((w = g->retired)) {
 		g->retired = w->next_retired;
 		win_free(w);
 	}
-	for (i = 0; i < g->nr_cache; i++)
-		free(g->cache[i].data);
+	while (g->slab) {
+		struct ej_slab *sl = g->slab;
+
+		g->slab = sl->next;
+		ej_big_free(sl->mem);
+		free(sl);
+	}
 	free(g->cache);
 	while ((b = g->all_bh)) {
 		g->all_bh = b->next_all;
@@ -236,6 +273,31 @@ static struct ej_cblock *cache_find(struct ej_glue *g, unsigned long long blk)
 	return NULL;
 }
 
+/* Room for one block's copy. */
+static char *slab_get(struct ej_glue *g)
+{
+	struct ej_slab *sl = g->slab;
+
+	if (!sl || sl->used == sl->cap) {
+		size_t cap = EJ_SLAB_BYTES / g->bs;
+
+		if (!cap)
+			cap = 1;
+		sl = calloc(1, sizeof(*sl));
+		if (!sl)
+			return NULL;
+		sl->mem = ej_big_zalloc(cap * g->bs);
+		if (!sl->mem) {
+			free(sl);
+			return NULL;
+		}
+		sl->cap = cap;
+		sl->next = g->slab;
+		g->slab = sl;
+	}
+	return sl->mem + sl->used++ * (size_t)g->bs;
+}
+
 static void cache_insert(struct ej_glue *g, unsigned long long blk,
 			 const char *data)
 {
@@ -253,7 +315,7 @@ static void cache_insert(struct ej_glue *g, unsigned long long blk,
 		if (!g->cache)
 			return;
 	}
-	copy = malloc(g->bs);
+	copy = slab_get(g);
 	if (!copy)
 		return;
 	memcpy(copy, data, g->bs);
@@ -271,7 +333,7 @@ static void cache_remove(struct ej_glue *g, unsigned long long blk)
 
 	if (i >= g->nr_cache || g->cache[i].blk != blk)
 		return;
-	free(g->cache[i].data);
+	/* its slab slot stays allocated until the glue goes */
 	memmove(&g->cache[i], &g->cache[i + 1],
 		(g->nr_cache - i - 1) * sizeof(*g->cache));
 	g->nr_cache--;
@@ -288,7 +350,7 @@ static void win_put(struct ej_glue *g, struct ej_window *w)
 	for (pp = &g->retired; *pp; pp = &(*pp)->next_retired) {
 		if (*pp == w) {
 			*pp = w->next_retired;
-			win_free(w);
+			win_idle(g, w);
 			return;
 		}
 	}
@@ -306,7 +368,7 @@ static void win_drop(struct ej_glue *g)
 		w->next_retired = g->retired;
 		g->retired = w;
 	} else {
-		win_free(w);
+		win_idle(g, w);
 	}
 }
 
@@ -320,10 +382,16 @@ static struct ej_window *win_get(struct ej_glue *g)
 		return w;
 	}
 	win_drop(g);
+	if (g->spare) {
+		w = g->spare;
+		g->spare = NULL;
+		g->win = w;
+		return w;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	w->buf = malloc((size_t)g->ra_max * g->bs);
+	w->buf = ej_big_zalloc((size_t)g->ra_max * g->bs);
 	if (!w->buf) {
 		free(w);
 		return NULL;
@@ -600,6 +668,7 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 	unsigned int bs = g->bs;
 	size_t i, j, k, span;
 	errcode_t err;
+	int direct;
 
 	for (i = 0; i < n; i++) {
 		rd[i].jblock = f[i].jblock;
@@ -627,7 +696,17 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 				break;
 		}
 		span = rd[j - 1].jblock - j0 + 1;
-		err = io_channel_read_blk64(h->jio, p0, (int)span, rbuf);
+		/*
+		 * A run that is consecutive both in the log and in the batch
+		 * (one block, or blocks logged in ascending order) is read
+		 * straight into place; anything else through rbuf.
+		 */
+		direct = span == j - i;
+		for (k = i + 1; direct && k < j; k++)
+			direct = rd[k].slot == rd[k - 1].slot + 1;
+		err = io_channel_read_blk64(h->jio, p0, (int)span,
+					    direct ? buf + rd[i].slot *
+							(size_t)bs : rbuf);
 		g->st.reads++;
 		if (err)
 			return err;
@@ -635,7 +714,9 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 		for (k = i; k < j; k++) {
 			char *dst = buf + rd[k].slot * (size_t)bs;
 
-			memcpy(dst, rbuf + (rd[k].jblock - j0) * (size_t)bs, bs);
+			if (!direct)
+				memcpy(dst, rbuf + (rd[k].jblock - j0) *
+					    (size_t)bs, bs);
 			if (f[rd[k].slot].escape) {
 				__be32 magic = cpu_to_be32(JBD2_MAGIC_NUMBER);
 
@@ -694,11 +775,13 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	if (batch > n)
 		batch = n;
 	err = EJ_NO_MEMORY;
-	buf = malloc(batch * g->bs);
-	rbuf = malloc((size_t)g->ra_max * g->bs);
+	buf = ej_big_zalloc(batch * g->bs);
+	rbuf = ej_big_zalloc((size_t)g->ra_max * g->bs);
 	rd = malloc(batch * sizeof(*rd));
 	if (!buf || !rbuf || !rd)
 		goto out;
+	/* as for the journal (ej_glue_init): no copies through its cache */
+	io_channel_set_options(h->fs->io, "cache=off");
 
 	for (i = 0; i < n; i += batch) {
 		size_t cnt = n - i < batch ? n - i : batch;
@@ -736,8 +819,8 @@ flush:
 out:
 	free(f);
 	free(rd);
-	free(buf);
-	free(rbuf);
+	ej_big_free(buf);
+	ej_big_free(rbuf);
 	return err;
 }
 

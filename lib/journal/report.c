@@ -141,7 +141,7 @@ static void priv_free(struct ej_report_priv *p)
 {
 	if (!p)
 		return;
-	free(p->slots);
+	ej_big_free(p->slots);
 	free(p->ovr);
 	free(p);
 }
@@ -151,7 +151,7 @@ void ej_report_free(struct ej_report *r)
 	if (!r)
 		return;
 	free(r->txns);
-	free(r->blocks);
+	ej_big_free(r->blocks);
 	free(r->revokes);
 	priv_free(r->map);
 	r->txns = NULL;
@@ -185,6 +185,32 @@ static int grow(void **arr, size_t *max, size_t nr, size_t size)
 	p = realloc(*arr, n * size);
 	if (!p)
 		return -ENOMEM;
+	*arr = p;
+	*max = n;
+	return 0;
+}
+
+/*
+ * The same for the per-block array, which reaches millions of entries:
+ * huge-page backed (bigmem.c), so growing it costs a copy, not a page
+ * fault per 4 KiB.
+ */
+static int grow_big(void **arr, size_t *max, size_t nr, size_t size)
+{
+	size_t n;
+	void *p;
+
+	if (nr < *max)
+		return 0;
+	n = *max ? *max * 2 : 1024;
+	if (n < *max || n > ((size_t)-1) / size)
+		return -ENOMEM;
+	p = ej_big_zalloc(n * size);
+	if (!p)
+		return -ENOMEM;
+	if (*arr)
+		memcpy(p, *arr, nr * size);
+	ej_big_free(*arr);
 	*arr = p;
 	*max = n;
 	return 0;
@@ -226,7 +252,7 @@ static int map_reserve(struct ej_report_priv *p)
 	if (bits >= sizeof(size_t) * 8 - 5)
 		return -ENOMEM;
 	cap = (size_t)1 << bits;
-	p->slots = malloc(cap * sizeof(*p->slots));
+	p->slots = ej_big_zalloc(cap * sizeof(*p->slots));
 	if (!p->slots) {
 		p->slots = old;
 		return -ENOMEM;
@@ -239,7 +265,7 @@ static int map_reserve(struct ej_report_priv *p)
 		if (old[i].idx != EJ_NO_ENTRY)
 			*map_slot(p, old[i].fsblock) = old[i];
 	}
-	free(old);
+	ej_big_free(old);
 	return 0;
 }
 
@@ -457,8 +483,8 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 		if (!p || map_reserve(p))
 			return -ENOMEM;
 	}
-	if (grow((void **)&r->blocks, &r->max_blocks, r->nr_blocks,
-		 sizeof(*r->blocks)))
+	if (grow_big((void **)&r->blocks, &r->max_blocks, r->nr_blocks,
+		     sizeof(*r->blocks)))
 		return -ENOMEM;
 	idx = r->nr_blocks++;
 	e = &r->blocks[idx];
@@ -471,11 +497,15 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 	if (verdict != JBD2_BLOCK_REPLAYED)
 		return 0;
 
+	/*
+	 * The map holds REPLAYED entries only (ej_report_unreplay empties
+	 * it), so the older entry is marked without being read first: on a
+	 * long log that read was a cache miss per block.
+	 */
 	s = map_slot(p, blocknr);
 	if (s->idx == EJ_NO_ENTRY) {
 		p->used++;
-	} else if (s->idx < idx &&
-		   r->blocks[s->idx].verdict == JBD2_BLOCK_REPLAYED) {
+	} else if (s->idx < idx) {
 		r->blocks[s->idx].verdict = JBD2_BLOCK_SUPERSEDED;
 		r->counts[JBD2_BLOCK_REPLAYED]--;
 		r->counts[JBD2_BLOCK_SUPERSEDED]++;

@@ -64,8 +64,8 @@ revoke_find(struct jbd2_revoke_slot *slots, unsigned int shift, u64 block)
 
 static struct jbd2_revoke_slot *revoke_alloc_slots(unsigned int shift)
 {
-	return kzalloc(revoke_slots(shift) * sizeof(struct jbd2_revoke_slot),
-		       GFP_NOFS);
+	return kvzalloc(revoke_slots(shift) * sizeof(struct jbd2_revoke_slot),
+			GFP_NOFS);
 }
 
 static void revoke_set_shift(struct jbd2_revoke_table_s *table,
@@ -94,7 +94,7 @@ static int revoke_grow(struct jbd2_revoke_table_s *table)
 		s = revoke_find(slots, shift, old[i].key - 1);
 		*s = old[i];
 	}
-	kfree(old);
+	kvfree(old);
 	revoke_set_shift(table, slots, shift);
 	return 0;
 }
@@ -137,7 +137,7 @@ void jbd2_journal_destroy_revoke(journal_t *journal)
 
 	if (!table)
 		return;
-	kfree(table->slots);
+	kvfree(table->slots);
 	kfree(table);
 	journal->j_revoke = NULL;
 }
@@ -212,7 +212,7 @@ void jbd2_journal_clear_revoke(journal_t *journal)
 	if (table->shift > table->init_shift) {
 		slots = revoke_alloc_slots(table->init_shift);
 		if (slots) {
-			kfree(table->slots);
+			kvfree(table->slots);
 			revoke_set_shift(table, slots, table->init_shift);
 			return;
 		}
