@@ -100,6 +100,8 @@ errcode_t ej_glue_bmap(struct ej_host *h, unsigned long long lblk,
 		       unsigned long long *pblk);
 /* Write out what replay decided (once; no-op when nothing is pending). */
 errcode_t ej_glue_write_replayed(struct ej_host *h);
+/* 0 when the replayed blocks are flushed and nothing was written since. */
+int ej_glue_needs_flush(struct ej_host *h);
 void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st);
 
 #endif /* E2JOURNAL_EJ_INT_H */

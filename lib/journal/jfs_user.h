@@ -26,6 +26,7 @@
 typedef __u32 tid_t;
 typedef uint64_t u64;
 typedef uint32_t u32;
+typedef uint8_t u8;
 typedef int bool_t;
 
 #ifndef __cplusplus

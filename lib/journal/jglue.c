@@ -21,9 +21,9 @@
  */
 #include "ej_int.h"
 
-#define EJ_RA_BYTES		(1024 * 1024)	/* largest journal read */
+#define EJ_RA_BYTES		(128 * 1024)	/* largest journal read */
 #define EJ_CACHE_BYTES		(64 * 1024 * 1024)	/* control blocks */
-#define EJ_WRITE_BATCH_BYTES	(8 * 1024 * 1024)	/* replay writes */
+#define EJ_WRITE_BATCH_BYTES	(2 * 1024 * 1024)	/* replay writes */
 #define EJ_READ_GAP		8	/* blocks read across to join reads */
 #define EJ_SLAB_BYTES		(2 * 1024 * 1024)	/* cache copies */
 
@@ -75,6 +75,8 @@ struct ej_glue {
 	struct ej_bh		*all_bh;
 
 	int			dirty;		/* replay pending */
+	int			flushed;	/* fs channel flushed at ... */
+	unsigned long long	flushed_at;	/* ... this many bytes written */
 	struct ej_glue_stats	st;
 	unsigned long		prog_done;	/* log blocks reported read */
 };
@@ -279,8 +281,11 @@ static char *slab_get(struct ej_glue *g)
 	struct ej_slab *sl = g->slab;
 
 	if (!sl || sl->used == sl->cap) {
-		size_t cap = EJ_SLAB_BYTES / g->bs;
+		/* 16 blocks first, doubling: a short log needs few */
+		size_t cap = sl ? sl->cap * 2 : 16;
 
+		if (cap > EJ_SLAB_BYTES / g->bs)
+			cap = EJ_SLAB_BYTES / g->bs;
 		if (!cap)
 			cap = 1;
 		sl = calloc(1, sizeof(*sl));
@@ -739,10 +744,37 @@ static int skip_writes(struct ej_host *h)
 	       (h->info.jsb_problems & EJ_JSB_BAD_CSUM);
 }
 
+/* What the fs channel has written so far, or ~0 when it cannot say. */
+static unsigned long long fs_bytes_written(struct ej_host *h)
+{
+	io_stats stats = NULL;
+
+	if (!h->fs->io->manager->get_stats ||
+	    h->fs->io->manager->get_stats(h->fs->io, &stats) || !stats)
+		return ~0ULL;
+	return stats->bytes_written;
+}
+
+/*
+ * 1 unless the replayed blocks were flushed and nothing has been written
+ * through the fs channel since: then another flush (an fsync) is moot.
+ */
+int ej_glue_needs_flush(struct ej_host *h)
+{
+	struct ej_glue *g = h->glue;
+	unsigned long long now;
+
+	if (!g || !g->flushed)
+		return 1;
+	now = fs_bytes_written(h);
+	return now == ~0ULL || now != g->flushed_at;
+}
+
 errcode_t ej_glue_write_replayed(struct ej_host *h)
 {
 	struct ej_glue *g = h->glue;
 	struct ej_final_block *f = NULL;
+	struct ej_window *spare = NULL;
 	struct ej_rd *rd = NULL;
 	char *buf = NULL, *rbuf = NULL;
 	size_t n, i, batch;
@@ -776,10 +808,24 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 		batch = n;
 	err = EJ_NO_MEMORY;
 	buf = ej_big_zalloc(batch * g->bs);
-	rbuf = ej_big_zalloc((size_t)g->ra_max * g->bs);
 	rd = malloc(batch * sizeof(*rd));
-	if (!buf || !rbuf || !rd)
+	if (!buf || !rd)
 		goto out;
+	/* recovery has stopped reading: an idle read window serves */
+	if (g->win && !g->win->refs) {
+		spare = g->win;
+		g->win = NULL;
+	} else if (g->spare) {
+		spare = g->spare;
+		g->spare = NULL;
+	}
+	if (spare) {
+		rbuf = spare->buf;
+	} else {
+		rbuf = ej_big_zalloc((size_t)g->ra_max * g->bs);
+		if (!rbuf)
+			goto out;
+	}
 	/* as for the journal (ej_glue_init): no copies through its cache */
 	io_channel_set_options(h->fs->io, "cache=off");
 
@@ -814,13 +860,21 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	}
 flush:
 	err = io_channel_flush(h->fs->io);
-	if (!err)
+	if (!err) {
 		g->dirty = 0;
+		g->flushed = 1;
+		g->flushed_at = fs_bytes_written(h);
+	}
 out:
 	free(f);
 	free(rd);
 	ej_big_free(buf);
-	ej_big_free(rbuf);
+	if (spare) {
+		spare->len = 0;
+		win_idle(g, spare);
+	} else {
+		ej_big_free(rbuf);
+	}
 	return err;
 }
 

@@ -836,7 +836,8 @@ errcode_t ej_journal_read_block(journal_t *journal, unsigned long lblk,
 	return io_channel_read_blk64(h->jio, phys, 1, buf);
 }
 
-errcode_t ej_journal_write_sb(journal_t *journal)
+/* Write the journal superblock; flush it too unless @flush is 0. */
+static errcode_t write_sb(journal_t *journal, int flush)
 {
 	struct ej_host *h;
 	errcode_t err;
@@ -853,9 +854,14 @@ errcode_t ej_journal_write_sb(journal_t *journal)
 		ej_jsb_csum_set(journal->j_superblock);
 	err = io_channel_write_blk64(h->jio, h->info.sb_block, 1, h->sb_buf);
 	ej_glue_invalidate(h, h->info.sb_block);
-	if (!err)
+	if (!err && flush)
 		err = io_channel_flush(h->jio);
 	return err;
+}
+
+errcode_t ej_journal_write_sb(journal_t *journal)
+{
+	return write_sb(journal, 1);
 }
 
 /*
@@ -950,7 +956,7 @@ errcode_t ej_journal_finish(journal_t *journal)
 
 	/* every replayed block on disk before the log is let go */
 	err = ej_glue_write_replayed(h);
-	if (!err)
+	if (!err && ej_glue_needs_flush(h))
 		err = io_channel_flush(fs->io);
 	if (err)
 		return err;
@@ -990,7 +996,12 @@ errcode_t ej_journal_finish(journal_t *journal)
 		jsb->s_errno = bad ? cpu_to_be32((__u32)-EINVAL) : 0;
 		jsb->s_sequence = cpu_to_be32(journal->j_transaction_sequence);
 	}
-	err = ej_journal_write_sb(journal);
+	/*
+	 * An internal journal shares the fs channel, and ext2fs_flush()
+	 * below flushes it before it writes the fs superblock: the reset
+	 * log is on disk before needs_recovery goes, one fsync fewer.
+	 */
+	err = write_sb(journal, h->jio != fs->io);
 	if (err)
 		return err;
 

@@ -10,6 +10,12 @@
  * memory is 12 bytes a slot (a million records fit in 24 MiB, 36 MiB
  * while doubling), and a failed allocation leaves the table as it was and
  * reports -ENOMEM.
+ *
+ * Behind the slots sits a filter of 8 bits a slot (one more byte a slot),
+ * set from further bits of the same hash: replay asks about every logged
+ * block, nearly always for a block no record names, and the filter
+ * answers that from a small array that stays in cache, where the slots
+ * (their lines evicted by the data being checksummed) missed.
  */
 #include "jfs_user.h"
 
@@ -40,6 +46,39 @@ static inline size_t revoke_slots(unsigned int shift)
 	return (size_t)1 << shift;
 }
 
+/* The filter behind 2^shift slots: 2^(shift + 3) bits. */
+static inline u8 *revoke_filter(struct jbd2_revoke_slot *slots,
+				unsigned int shift)
+{
+	return (u8 *)(slots + revoke_slots(shift));
+}
+
+static inline size_t revoke_bytes(unsigned int shift)
+{
+	return revoke_slots(shift) * (sizeof(struct jbd2_revoke_slot) + 1);
+}
+
+static inline size_t revoke_filter_bit(u64 block, unsigned int shift)
+{
+	return (size_t)((block * 0x9e3779b97f4a7c15ULL) >> (64 - shift - 3));
+}
+
+static inline void revoke_filter_set(struct jbd2_revoke_slot *slots,
+				     unsigned int shift, u64 block)
+{
+	size_t bit = revoke_filter_bit(block, shift);
+
+	revoke_filter(slots, shift)[bit >> 3] |= (u8)(1U << (bit & 7));
+}
+
+static inline int revoke_filter_test(struct jbd2_revoke_slot *slots,
+				     unsigned int shift, u64 block)
+{
+	size_t bit = revoke_filter_bit(block, shift);
+
+	return revoke_filter(slots, shift)[bit >> 3] & (1U << (bit & 7));
+}
+
 /* Fibonacci hashing: sequential block numbers land far apart. */
 static inline size_t revoke_hash(u64 block, unsigned int shift)
 {
@@ -64,8 +103,7 @@ revoke_find(struct jbd2_revoke_slot *slots, unsigned int shift, u64 block)
 
 static struct jbd2_revoke_slot *revoke_alloc_slots(unsigned int shift)
 {
-	return kvzalloc(revoke_slots(shift) * sizeof(struct jbd2_revoke_slot),
-			GFP_NOFS);
+	return kvzalloc(revoke_bytes(shift), GFP_NOFS);
 }
 
 static void revoke_set_shift(struct jbd2_revoke_table_s *table,
@@ -93,6 +131,7 @@ static int revoke_grow(struct jbd2_revoke_table_s *table)
 			continue;
 		s = revoke_find(slots, shift, old[i].key - 1);
 		*s = old[i];
+		revoke_filter_set(slots, shift, old[i].key - 1);
 	}
 	kvfree(old);
 	revoke_set_shift(table, slots, shift);
@@ -174,6 +213,7 @@ int jbd2_journal_set_revoke(journal_t *journal, unsigned long long blocknr,
 	}
 	s->key = (u64)blocknr + 1;
 	s->tid = sequence;
+	revoke_filter_set(table->slots, table->shift, blocknr);
 	table->count++;
 	return 0;
 }
@@ -189,6 +229,8 @@ int jbd2_journal_test_revoke(journal_t *journal, unsigned long long blocknr,
 		return 0;
 	if (blocknr == ~0ULL)
 		return table->has_last && !tid_gt(sequence, table->last_tid);
+	if (!revoke_filter_test(table->slots, table->shift, blocknr))
+		return 0;
 	s = revoke_find(table->slots, table->shift, blocknr);
 	if (!s->key)
 		return 0;
@@ -217,6 +259,5 @@ void jbd2_journal_clear_revoke(journal_t *journal)
 			return;
 		}
 	}
-	memset(table->slots, 0,
-	       revoke_slots(table->shift) * sizeof(*table->slots));
+	memset(table->slots, 0, revoke_bytes(table->shift));
 }
