@@ -10,7 +10,9 @@
  * CPU time.  Large buffers are instead mapped on a 2 MiB boundary and
  * marked MADV_HUGEPAGE, so a fault brings in 2 MiB at once.  Small ones
  * and sanitizer builds use calloc.  A header in front of every buffer
- * says how it was obtained, so ej_big_free() needs only the pointer.
+ * says how it was obtained, so ej_big_free() needs only the pointer; for
+ * a mapped buffer it sits in an ordinary page just below the huge ones,
+ * so that a 2 MiB buffer takes one huge page, not two.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #define EJ_BIG_MIN	(512UL * 1024)		/* below: calloc */
 #define EJ_BIG_ALIGN	(2UL * 1024 * 1024)	/* huge page */
 #define EJ_BIG_HDR	64			/* keeps 64-byte alignment */
+#define EJ_BIG_PAGE	4096			/* holds a mapped one's header */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define EJ_BIG_NO_MMAP 1
@@ -32,7 +35,7 @@
 #endif
 
 struct ej_big_hdr {
-	size_t	map_len;	/* 0: calloc'ed */
+	size_t	map_len;	/* 0: calloc'ed; else from ptr - EJ_BIG_PAGE */
 };
 
 static void *small_zalloc(size_t size)
@@ -60,17 +63,17 @@ void *ej_big_zalloc(size_t size)
 		return small_zalloc(size);
 	if (size > SIZE_MAX / 2)
 		return NULL;
-	/* header + payload, rounded to whole huge pages */
-	len = (size + EJ_BIG_HDR + EJ_BIG_ALIGN - 1) & ~(EJ_BIG_ALIGN - 1);
-	map_len = len + EJ_BIG_ALIGN;
+	/* the payload in whole huge pages, one small page below it */
+	len = (size + EJ_BIG_ALIGN - 1) & ~(EJ_BIG_ALIGN - 1);
+	map_len = EJ_BIG_PAGE + len + EJ_BIG_ALIGN;
 	p = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return small_zalloc(size);
-	start = (char *)(((uintptr_t)p + EJ_BIG_ALIGN - 1) &
+	start = (char *)(((uintptr_t)p + EJ_BIG_PAGE + EJ_BIG_ALIGN - 1) &
 			 ~(uintptr_t)(EJ_BIG_ALIGN - 1));
-	head = (size_t)(start - p);
-	tail = map_len - head - len;
+	head = (size_t)(start - EJ_BIG_PAGE - p);
+	tail = map_len - head - EJ_BIG_PAGE - len;
 	if (head)
 		munmap(p, head);
 	if (tail)
@@ -78,8 +81,35 @@ void *ej_big_zalloc(size_t size)
 #ifdef MADV_HUGEPAGE
 	madvise(start, len, MADV_HUGEPAGE);	/* a hint: failure is fine */
 #endif
-	((struct ej_big_hdr *)start)->map_len = len;
-	return start + EJ_BIG_HDR;
+	((struct ej_big_hdr *)(start - EJ_BIG_HDR))->map_len =
+		EJ_BIG_PAGE + len;
+	return start;
+#endif
+}
+
+/*
+ * Give back the memory of [ptr, ptr + @upto) early: its contents are no
+ * longer needed (a table being rehashed into a bigger one).  Only whole
+ * huge pages of mapped buffers are released; anything else is kept.
+ */
+void ej_big_discard(void *ptr, size_t upto)
+{
+#if !defined(EJ_BIG_NO_MMAP) && defined(MAP_ANONYMOUS) && defined(MADV_DONTNEED)
+	size_t len, end;
+
+	if (!ptr)
+		return;
+	len = ((struct ej_big_hdr *)((char *)ptr - EJ_BIG_HDR))->map_len;
+	if (!len)
+		return;
+	end = upto & ~(EJ_BIG_ALIGN - 1);
+	if (end > len - EJ_BIG_PAGE)
+		end = len - EJ_BIG_PAGE;
+	if (end)
+		madvise(ptr, end, MADV_DONTNEED);
+#else
+	(void)ptr;
+	(void)upto;
 #endif
 }
 
@@ -95,5 +125,5 @@ void ej_big_free(void *ptr)
 	if (!len)
 		free(base);
 	else
-		munmap(base, len);
+		munmap((char *)ptr - EJ_BIG_PAGE, len);
 }

@@ -63,6 +63,7 @@ typedef int bool_t;
 /* large arrays: huge-page backed where possible (bigmem.c) */
 void *ej_big_zalloc(size_t size);
 void ej_big_free(void *p);
+void ej_big_discard(void *p, size_t upto);
 #define kvzalloc(size, flags)		ej_big_zalloc(size)
 #define kvfree(p)			ej_big_free(p)
 

@@ -22,7 +22,7 @@
 #include "ej_int.h"
 
 #define EJ_RA_BYTES		(128 * 1024)	/* largest journal read */
-#define EJ_CACHE_BYTES		(64 * 1024 * 1024)	/* control blocks */
+#define EJ_CACHE_BYTES		(16 * 1024 * 1024)	/* control blocks */
 #define EJ_WRITE_BATCH_BYTES	(2 * 1024 * 1024)	/* replay writes */
 #define EJ_READ_GAP		8	/* blocks read across to join reads */
 #define EJ_SLAB_BYTES		(2 * 1024 * 1024)	/* cache copies */

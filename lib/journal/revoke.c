@@ -127,6 +127,9 @@ static int revoke_grow(struct jbd2_revoke_table_s *table)
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
+		/* what is rehashed is let go: old and new never both whole */
+		if (!(i & 0xffff))
+			ej_big_discard(old, i * sizeof(*old));
 		if (!old[i].key)
 			continue;
 		s = revoke_find(slots, shift, old[i].key - 1);
