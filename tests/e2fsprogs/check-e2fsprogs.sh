@@ -27,6 +27,11 @@
 #               the tests listed in tests/e2fsprogs/replay-all.list, each
 #               explained in doc/e2fsprogs-suite.md.
 #
+# With --stock-list the stock run is skipped: its failures are taken from
+# tests/e2fsprogs/stock.list, and e2fsprogs' e2fsck is run afterwards only
+# on the tests whose outcome was not the expected one.  Last, our tests
+# of the replay-all list (tests/j_e2fsprogs_*) are run.
+#
 # The last line reads "check-e2fsprogs: PASS" or "check-e2fsprogs: FAIL".
 set -euo pipefail
 export LC_ALL=C
