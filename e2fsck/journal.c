@@ -222,7 +222,7 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 	/* e2fsck opens it for writing even under -n; the rehearsal does not */
 	if (!ctx->dry)
 		flags = IO_FLAG_RW | IO_FLAG_EXCLUSIVE;
-	err = unix_io_manager->open(name, flags, &jc->io);
+	err = ej_test_io_manager(unix_io_manager)->open(name, flags, &jc->io);
 	if (err)
 		return err;
 	jc->own_io = 1;
@@ -912,8 +912,8 @@ static errcode_t open_fs(struct e2fsck_ctx *ctx, int flags, io_manager io)
 			return err;
 	}
 	err = ext2fs_open2(ctx->filesystem_name, ctx->io_options, flags,
-			   ctx->superblock, ctx->superblock ? bs : 0, io,
-			   &ctx->fs);
+			   ctx->superblock, ctx->superblock ? bs : 0,
+			   ej_test_io_manager(io), &ctx->fs);
 	if (!err)
 		ctx->fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	return err;
@@ -1093,9 +1093,16 @@ static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 		struct jcheck jc;
 
 		if (!get_journal(ctx, &jc)) {
+			/*
+			 * The error state reaches the disk before the
+			 * journal's record of it is cleared: power lost in
+			 * between must not leave a clean-looking filesystem.
+			 */
 			if (!load_journal(ctx, &jc) && jc.jsb->s_errno) {
 				ctx->fs->super->s_state |= EXT2_ERROR_FS;
-				jc.jsb->s_errno = 0;
+				ext2fs_mark_super_dirty(ctx->fs);
+				if (!ext2fs_flush(ctx->fs))
+					jc.jsb->s_errno = 0;
 			}
 			release_journal(ctx, &jc, 0, 0);
 		}

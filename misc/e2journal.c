@@ -517,6 +517,8 @@ int ej_cmd_replay(int argc, char **argv)
 		flags |= EXT2_FLAG_RW;
 	else
 		opts.flags |= EJ_OPEN_DRY_RUN;
+	/* a no-op unless a test sets E2JOURNAL_TEST_IO */
+	io = ej_test_io_manager(io);
 	err = ext2fs_open2(image, NULL, flags, 0, 0, io, &fs);
 	if (err) {
 		com_err(ej_prog, err, "while trying to open %s", image);
@@ -554,7 +556,7 @@ int ej_cmd_replay(int argc, char **argv)
 				journal_undo);
 			goto out;
 		}
-		opts.io = undo_io_manager;
+		opts.io = ej_test_io_manager(undo_io_manager);
 	}
 	if (undo) {
 		fprintf(msg_out,

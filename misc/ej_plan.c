@@ -123,7 +123,8 @@ int ej_cmd_plan(int argc, char **argv)
 
 	/* No EXT2_FLAG_RW: libext2fs itself then refuses any write. */
 	err = ext2fs_open2(image, NULL, EXT2_FLAG_64BITS |
-			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, unix_io_manager,
+			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
+			   ej_test_io_manager(unix_io_manager),
 			   &fs);
 	if (err) {
 		com_err(ej_prog, err, "while trying to open %s", image);

@@ -1484,7 +1484,8 @@ int ej_cmd_show(int argc, char **argv)
 	c.out = stdout;
 
 	err = ext2fs_open2(image, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
-			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, unix_io_manager,
+			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
+			   ej_test_io_manager(unix_io_manager),
 			   &c.fs);
 	if (err) {
 		com_err(ej_prog, err, "while trying to open %s", image);

@@ -165,6 +165,14 @@ errcode_t ej_journal_finish(journal_t *journal);
  */
 void ej_journal_set_recover_result(journal_t *journal, int err);
 
+/*
+ * A test hook, as libext2fs' TEST_IO: when E2JOURNAL_TEST_IO is set in
+ * the environment, an io manager over @base that injects the faults it
+ * names (power loss after the k-th write, read errors; testio.c);
+ * otherwise @base itself.
+ */
+io_manager ej_test_io_manager(io_manager base);
+
 /* ------------------------------------------------------------------ */
 /* The report (report.c)                                               */
 

@@ -713,6 +713,22 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 					    direct ? buf + rd[i].slot *
 							(size_t)bs : rbuf);
 		g->st.reads++;
+		if (err && span > 1) {
+			/*
+			 * A block in a gap may be one recovery could not read
+			 * (and did not replay): read only the blocks needed.
+			 */
+			for (k = i; k < j; k++) {
+				size_t off = rd[k].jblock - j0;
+
+				err = io_channel_read_blk64(h->jio, p0 + off,
+							    1, rbuf + off * bs);
+				g->st.reads++;
+				if (err)
+					return err;
+			}
+			span = j - i;
+		}
 		if (err)
 			return err;
 		g->st.blocks_read += span;

@@ -311,7 +311,7 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 {
 	ext2_filsys fs = h->fs;
 	unsigned int bs = fs->blocksize;
-	io_manager io = o->io ? o->io : unix_io_manager;
+	io_manager io = o->io ? o->io : ej_test_io_manager(unix_io_manager);
 	struct ext2_super_block *es;
 	unsigned long long count;
 	struct map_ctx m = { .fs = fs };
@@ -932,6 +932,26 @@ void ej_journal_set_recover_result(journal_t *journal, int err)
 		ej_host_of(journal)->recover_err = err;
 }
 
+/* Reload @fs's superblock, set its state (and clear needs_recovery). */
+static errcode_t set_fs_state(ext2_filsys fs, int error_fs, int not_valid,
+			      int recovered)
+{
+	errcode_t err;
+
+	err = reload_super(fs);
+	if (err)
+		return err;
+	if (recovered)
+		ext2fs_clear_feature_journal_needs_recovery(fs->super);
+	if (error_fs)
+		fs->super->s_state |= EXT2_ERROR_FS;
+	if (not_valid)
+		fs->super->s_state &= ~EXT2_VALID_FS;
+	fs->flags |= EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
+	ext2fs_mark_super_dirty(fs);
+	return ext2fs_flush(fs);
+}
+
 /*
  * The group descriptors libext2fs holds may be stale after replay too:
  * only the primary superblock is written here, and a caller that goes on
@@ -997,6 +1017,17 @@ errcode_t ej_journal_finish(journal_t *journal)
 		jsb->s_sequence = cpu_to_be32(journal->j_transaction_sequence);
 	}
 	/*
+	 * The error state goes to disk before the journal that explains it
+	 * is let go: power lost in between must not leave an empty journal
+	 * and a filesystem that looks clean.  (Power lost before the reset
+	 * replays everything again, to the same end.)
+	 */
+	if (error_fs || not_valid) {
+		err = set_fs_state(fs, error_fs, not_valid, 0);
+		if (err)
+			return err;
+	}
+	/*
 	 * An internal journal shares the fs channel, and ext2fs_flush()
 	 * below flushes it before it writes the fs superblock: the reset
 	 * log is on disk before needs_recovery goes, one fsync fewer.
@@ -1004,16 +1035,5 @@ errcode_t ej_journal_finish(journal_t *journal)
 	err = write_sb(journal, h->jio != fs->io);
 	if (err)
 		return err;
-
-	err = reload_super(fs);
-	if (err)
-		return err;
-	ext2fs_clear_feature_journal_needs_recovery(fs->super);
-	if (error_fs)
-		fs->super->s_state |= EXT2_ERROR_FS;
-	if (not_valid)
-		fs->super->s_state &= ~EXT2_VALID_FS;
-	fs->flags |= EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
-	ext2fs_mark_super_dirty(fs);
-	return ext2fs_flush(fs);
+	return set_fs_state(fs, error_fs, not_valid, 1);
 }
