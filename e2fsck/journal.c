@@ -788,7 +788,7 @@ static const struct {
 	{ JBD2_CORRUPT_REVOKE_COUNT,
 	  "a revoke block overstates its size" },
 	{ JBD2_CORRUPT_SUPERBLOCK,
-	  "the journal superblock checksum failed" },
+	  "the journal superblock failed its checks" },
 	{ JBD2_CORRUPT_LOOP,		"the log runs round onto itself" },
 };
 
@@ -885,6 +885,17 @@ static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 	free(text);
 	write_report(ctx, j);
 	ej_journal_close(j);
+}
+
+/* Does the device hold the whole filesystem (as far as we can tell)? */
+static int device_holds_fs(struct e2fsck_ctx *ctx)
+{
+	blk64_t dev_blocks = 0;
+
+	if (ext2fs_get_device_size2(ctx->filesystem_name, ctx->fs->blocksize,
+				    &dev_blocks) || !dev_blocks)
+		return 1;
+	return dev_blocks >= ext2fs_blocks_count(ctx->fs->super);
 }
 
 /* Reopen the filesystem as the journal phase opened it. */
@@ -1328,8 +1339,9 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 		ctx->fs = NULL;
 		return E2F_JOURNAL_DELEGATE;
 	}
+	/* a device smaller than the fs: e2fsck asks whether to abort first */
 	if ((!ctx->superblock && !(ctx->options & E2F_OPT_PREEN) &&
-	     ext2fs_check_desc(ctx->fs)) ||
+	     ext2fs_check_desc(ctx->fs)) || !device_holds_fs(ctx) ||
 	    ctx->fs->super->s_rev_level > EXT2_DYNAMIC_REV ||
 	    ext2fs_has_feature_mmp(ctx->fs->super))
 		goto delegate;

@@ -135,6 +135,28 @@ static void print_msg(void *arg, const char *msg)
 }
 
 /* needs_recovery set over an empty log: clear it, as e2fsck does. */
+/*
+ * Is the device at least as large as the filesystem on it?  Replaying
+ * into a truncated image would write where the filesystem says blocks
+ * are, past the end of what is there.  e2fsck refuses such a device too.
+ */
+static int device_holds_fs(ext2_filsys fs, const char *image)
+{
+	blk64_t dev_blocks = 0;
+	errcode_t err;
+
+	err = ext2fs_get_device_size2(image, fs->blocksize, &dev_blocks);
+	if (err || !dev_blocks)
+		return 1;	/* unknown: e2fsck goes on too */
+	if (dev_blocks >= ext2fs_blocks_count(fs->super))
+		return 1;
+	fprintf(stderr,
+		"%s: the filesystem size (according to the superblock) is %llu blocks, the physical size of %s is %llu blocks: a truncated image? nothing replayed\n",
+		ej_prog, (unsigned long long)ext2fs_blocks_count(fs->super),
+		image, (unsigned long long)dev_blocks);
+	return 0;
+}
+
 static errcode_t clear_recover_flag(ext2_filsys fs)
 {
 	if (!ext2fs_has_feature_journal_needs_recovery(fs->super))
@@ -524,6 +546,8 @@ int ej_cmd_replay(int argc, char **argv)
 		com_err(ej_prog, err, "while trying to open %s", image);
 		goto out;
 	}
+	if (!dry_run && !device_holds_fs(fs, image))
+		goto out;
 
 	if (from) {
 		if (!saved_matches(fs, from, &hdr))

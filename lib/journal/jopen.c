@@ -708,11 +708,15 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 		if (!ext2fs_has_feature_journal(sb) &&
 		    !ext2fs_has_feature_journal_needs_recovery(sb))
 			return EJ_NO_JOURNAL;
-		if (!sb->s_journal_inum) {
-			if (memcmp(sb->s_journal_uuid, zero_uuid, 16))
-				return EJ_EXT_JOURNAL_NEEDED;
+		/*
+		 * A journal UUID means the journal is external, whatever
+		 * s_journal_inum says (as e2fsck and Linux read it): an
+		 * inode left over from an internal journal is not its log.
+		 */
+		if (memcmp(sb->s_journal_uuid, zero_uuid, 16))
+			return EJ_EXT_JOURNAL_NEEDED;
+		if (!sb->s_journal_inum)
 			return EJ_NO_JOURNAL;
-		}
 	}
 
 	h = calloc(1, sizeof(*h));
