@@ -38,7 +38,7 @@
 #define SW_FS_BLOCKS	256
 #define SW_JBASE	128
 #define SW_JLEN		40
-#define SW_SAMPLE_4K	5000	/* positions per 4 KiB journal */
+#define SW_SAMPLE_4K	20000	/* positions per 4 KiB journal */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct sw_cfg {
