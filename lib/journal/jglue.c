@@ -728,6 +728,7 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 					return err;
 			}
 			span = j - i;
+			direct = 0;	/* the blocks are in rbuf */
 		}
 		if (err)
 			return err;

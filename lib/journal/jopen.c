@@ -1018,7 +1018,15 @@ errcode_t ej_journal_finish(journal_t *journal)
 		if (bad)
 			error_fs = 1;
 		jsb->s_errno = bad ? cpu_to_be32((__u32)-EINVAL) : 0;
-		jsb->s_sequence = cpu_to_be32(journal->j_transaction_sequence);
+		/*
+		 * An empty log (a run that lost power between the reset and
+		 * the superblock write left needs_recovery set) keeps its
+		 * sequence: every tid it held is already below it, and the
+		 * rerun then ends exactly where the first run would have.
+		 */
+		if (journal->j_tail)
+			jsb->s_sequence =
+				cpu_to_be32(journal->j_transaction_sequence);
 	}
 	/*
 	 * The error state goes to disk before the journal that explains it
