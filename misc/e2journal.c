@@ -32,6 +32,29 @@
 
 const char *ej_prog = "e2journal";
 
+errcode_t ej_open_image(const char *image, int flags, io_manager io,
+			ext2_filsys *fs)
+{
+	errcode_t err;
+
+	/* a no-op unless a test sets E2JOURNAL_TEST_IO */
+	io = ej_test_io_manager(io);
+	err = ext2fs_open2(image, NULL, flags | EXT2_FLAG_64BITS |
+			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, io, fs);
+	if (err)
+		com_err(ej_prog, err, "while trying to open %s", image);
+	return err;
+}
+
+int ej_policy_arg(const char *arg, int *policy)
+{
+	if (!ej_policy_parse(arg, policy))
+		return 0;
+	fprintf(stderr, "%s: unknown policy '%s' (replay-all, stop or refuse)\n",
+		ej_prog, arg);
+	return -1;
+}
+
 int ej_load_failure_exit(errcode_t err)
 {
 	switch (err) {
@@ -438,12 +461,8 @@ int ej_cmd_replay(int argc, char **argv)
 			opts.ext_journal = optarg;
 			break;
 		case 'p':
-			if (ej_policy_parse(optarg, &opts.policy)) {
-				fprintf(stderr,
-					"%s: unknown policy '%s' (replay-all, stop or refuse)\n",
-					ej_prog, optarg);
+			if (ej_policy_arg(optarg, &opts.policy))
 				goto usage;
-			}
 			break;
 		case OPT_JSON:
 			json = 1;
@@ -534,18 +553,13 @@ int ej_cmd_replay(int argc, char **argv)
 		io = undo_io_manager;
 	}
 
-	flags = EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS;
+	flags = 0;
 	if (!dry_run)
 		flags |= EXT2_FLAG_RW;
 	else
 		opts.flags |= EJ_OPEN_DRY_RUN;
-	/* a no-op unless a test sets E2JOURNAL_TEST_IO */
-	io = ej_test_io_manager(io);
-	err = ext2fs_open2(image, NULL, flags, 0, 0, io, &fs);
-	if (err) {
-		com_err(ej_prog, err, "while trying to open %s", image);
+	if (ej_open_image(image, flags, io, &fs))
 		goto out;
-	}
 	if (!dry_run && !device_holds_fs(fs, image))
 		goto out;
 

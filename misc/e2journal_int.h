@@ -22,6 +22,15 @@ extern const char *ej_prog;
  */
 int ej_load_failure_exit(errcode_t err);
 
+/*
+ * Open the filesystem in @image (64-bit, checksum errors ignored, plus
+ * @flags) through @io, saying why when it cannot be opened.
+ */
+errcode_t ej_open_image(const char *image, int flags, io_manager io,
+			ext2_filsys *fs);
+/* Parse a --policy argument, saying what is accepted when it is wrong. */
+int ej_policy_arg(const char *arg, int *policy);
+
 int ej_cmd_dump(int argc, char **argv);		/* ej_dump.c */
 int ej_cmd_replay(int argc, char **argv);	/* e2journal.c */
 int ej_cmd_show(int argc, char **argv);		/* ej_show.c */

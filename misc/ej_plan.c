@@ -99,12 +99,8 @@ int ej_cmd_plan(int argc, char **argv)
 			opts.ext_journal = optarg;
 			break;
 		case 'p':
-			if (ej_policy_parse(optarg, &opts.policy)) {
-				fprintf(stderr,
-					"%s: unknown policy '%s' (replay-all, stop or refuse)\n",
-					ej_prog, optarg);
+			if (ej_policy_arg(optarg, &opts.policy))
 				goto usage;
-			}
 			break;
 		case OPT_JSON:
 			json = 1;
@@ -122,14 +118,8 @@ int ej_cmd_plan(int argc, char **argv)
 	msg_out = json ? stderr : stdout;
 
 	/* No EXT2_FLAG_RW: libext2fs itself then refuses any write. */
-	err = ext2fs_open2(image, NULL, EXT2_FLAG_64BITS |
-			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			   ej_test_io_manager(unix_io_manager),
-			   &fs);
-	if (err) {
-		com_err(ej_prog, err, "while trying to open %s", image);
+	if (ej_open_image(image, 0, unix_io_manager, &fs))
 		goto out;
-	}
 	err = ej_journal_open(fs, &opts, &journal);
 	if (err) {
 		com_err(ej_prog, err, "while loading the journal of %s", image);

@@ -101,14 +101,8 @@ int ej_cmd_save(int argc, char **argv)
 	image = argv[optind];
 	out = argv[optind + 1];
 
-	err = ext2fs_open2(image, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
-			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			   ej_test_io_manager(unix_io_manager),
-			   &fs);
-	if (err) {
-		com_err(ej_prog, err, "while trying to open %s", image);
+	if (ej_open_image(image, EXT2_FLAG_SKIP_MMP, unix_io_manager, &fs))
 		return EJ_EXIT_OPERATIONAL;
-	}
 	opts.flags = EJ_OPEN_READONLY | EJ_OPEN_NO_CHECK;
 	err = ej_journal_open(fs, &opts, &journal);
 	if (err) {

@@ -1460,9 +1460,7 @@ int ej_cmd_show(int argc, char **argv)
 			opts.saved = optarg;
 			break;
 		case 'p':
-			if (ej_policy_parse(optarg, &opts.policy)) {
-				fprintf(stderr, "%s: unknown policy '%s'\n",
-					ej_prog, optarg);
+			if (ej_policy_arg(optarg, &opts.policy)) {
 				show_usage(stderr);
 				return EJ_EXIT_USAGE;
 			}
@@ -1483,14 +1481,8 @@ int ej_cmd_show(int argc, char **argv)
 	image = argv[optind];
 	c.out = stdout;
 
-	err = ext2fs_open2(image, NULL, EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP |
-			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			   ej_test_io_manager(unix_io_manager),
-			   &c.fs);
-	if (err) {
-		com_err(ej_prog, err, "while trying to open %s", image);
+	if (ej_open_image(image, EXT2_FLAG_SKIP_MMP, unix_io_manager, &c.fs))
 		return EJ_EXIT_OPERATIONAL;
-	}
 	c.bs = c.fs->blocksize;
 	c.disk = malloc(c.bs);
 	if (!c.disk) {

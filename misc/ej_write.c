@@ -521,13 +521,9 @@ static errcode_t img_open(struct img *im)
 {
 	errcode_t err;
 
-	err = ext2fs_open2(im->path, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
-			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			   unix_io_manager, &im->fs);
-	if (err) {
-		com_err(ej_prog, err, "while trying to open %s", im->path);
+	err = ej_open_image(im->path, EXT2_FLAG_RW, unix_io_manager, &im->fs);
+	if (err)
 		return err;
-	}
 	if (!im->jpath)
 		return 0;
 	err = unix_io_manager->open(im->jpath, IO_FLAG_RW, &im->jio);
