@@ -72,16 +72,18 @@ logged_at() {
 		head -n 1
 }
 
-# spoil LBLK OFFSET: flip a byte of journal block LBLK.
+# spoil LBLK OFFSET: change a byte of journal block LBLK (xor 0x55).
 spoil() {
-	local p
+	local p b
 	if [ -z "$1" ]; then
 		echo "spoil: no such journal block" >&2
 		return 1
 	fi
-	p=$(jblk "$1")
-	printf '\x55' | dd of="$IMG" bs=1 seek=$((p * $(bs) + $2)) \
-		conv=notrunc 2>/dev/null
+	p=$(($(jblk "$1") * $(bs) + $2))
+	# xor, so that the byte always changes
+	b=$(od -An -tu1 -j "$p" -N 1 "$IMG" | tr -d ' ')
+	printf "\\$(printf %03o $((b ^ 0x55)))" |
+		dd of="$IMG" bs=1 seek="$p" conv=notrunc 2>/dev/null
 }
 
 # ext_journal FSFEATURES: a journal device $IMG.jnl (fixed UUID) and a
