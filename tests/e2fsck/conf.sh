@@ -10,17 +10,7 @@
 
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2fsck-conf.XXXXXX") || exit 99
-trap 'rm -rf "$WORK"' EXIT
-snapshot_ours "$WORK"
-IMG=$WORK/img JNL=
-fails=0 checks=0
-
-fail() {
-	echo "FAIL $NAME: $*"
-	sed 's/^/    /' "$WORK/out" | head -30
-	fails=$((fails + 1))
-}
+check_setup conf
 
 # run CONF OPTS...: our e2fsck on $IMG with E2FSCK_CONFIG=CONF; output in
 # $WORK/out, status in $RC.
@@ -30,14 +20,6 @@ run() {
 	E2FSCK_CONFIG=$conf "$OURS" "$@" "$IMG" >"$WORK/out" 2>&1
 	RC=$?
 	checks=$((checks + 1))
-}
-
-expect_rc() {
-	[ "$RC" = "$1" ] || fail "exit $RC, expected $1"
-}
-
-expect_out() {
-	grep -q -e "$1" "$WORK/out" || fail "no \"$1\" in the output"
 }
 
 # same_image A B: the same bytes but for the superblock's clocks (write,

@@ -31,6 +31,30 @@ snapshot_ours() {
 	mkdir -p "$1/bin" && cp "$OURS" "$1/bin/e2fsck" && OURS=$1/bin/e2fsck
 }
 
+# check_setup NAME: a work directory $WORK (removed at exit) holding a
+# copy of our e2fsck, $IMG in it, and the counters fail() and run use.
+check_setup() {
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2fsck-$1.XXXXXX") || exit 99
+	trap 'rm -rf "$WORK"' EXIT
+	snapshot_ours "$WORK"
+	IMG=$WORK/img JNL=
+	fails=0 checks=0
+}
+
+fail() {
+	echo "FAIL $NAME: $*"
+	sed 's/^/    /' "$WORK/out" | head -30
+	fails=$((fails + 1))
+}
+
+expect_rc() {
+	[ "$RC" = "$1" ] || fail "exit $RC, expected $1"
+}
+
+expect_out() {
+	grep -q -e "$1" "$WORK/out" || fail "no \"$1\" in the output"
+}
+
 # mkfs FEATURES [BLOCKS [BS [JOURNAL_MB]]]
 mkfs() {
 	: >"$IMG"

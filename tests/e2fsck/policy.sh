@@ -7,31 +7,13 @@
 
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2fsck-policy.XXXXXX") || exit 99
-trap 'rm -rf "$WORK"' EXIT
-snapshot_ours "$WORK"
-IMG=$WORK/img JNL=
-fails=0 checks=0
-
-fail() {
-	echo "FAIL $NAME: $*"
-	sed 's/^/    /' "$WORK/out" | head -30
-	fails=$((fails + 1))
-}
+check_setup policy
 
 # run OPTS...: our e2fsck on $IMG; output in $WORK/out, status in $RC.
 run() {
 	"$OURS" "$@" "$IMG" >"$WORK/out" 2>&1
 	RC=$?
 	checks=$((checks + 1))
-}
-
-expect_rc() {
-	[ "$RC" = "$1" ] || fail "exit $RC, expected $1"
-}
-
-expect_out() {
-	grep -q -e "$1" "$WORK/out" || fail "no \"$1\" in the output"
 }
 
 # block N of $IMG, as a hex digest
