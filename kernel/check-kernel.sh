@@ -80,18 +80,8 @@ recovery_c=$top_srcdir/e2fsck/recovery.c
 e2journal=$builddir/misc/e2journal
 jtool="python3 $here/jtool.py"
 
-log() { printf '%s\n' "$*"; }
-die() { printf 'check-kernel: error: %s\n' "$*" >&2; exit 1; }
-now() { date +%s; }
-
-t_start=$(now)
-step_t=$t_start
-step() {
-	local t
-	t=$(now)
-	log "== $* (+$((t - step_t)) s, $((t - t_start)) s total)"
-	step_t=$t
-}
+STEP_PROG=check-kernel
+. "$top_srcdir/scripts/steps.sh"
 
 # ------------------------------------------------------------ tools
 need_pkgs() {

@@ -99,18 +99,8 @@ src=$cache/e2fsprogs-$version
 ours=$builddir/e2fsck/e2fsck
 replay_list=$here/replay-all.list
 
-log() { printf '%s\n' "$*"; }
-die() { printf 'check-e2fsprogs: error: %s\n' "$*" >&2; exit 1; }
-now() { date +%s; }
-
-t_start=$(now)
-step_t=$t_start
-step() {
-	local t
-	t=$(now)
-	log "== $* (+$((t - step_t)) s, $((t - t_start)) s total)"
-	step_t=$t
-}
+STEP_PROG=check-e2fsprogs
+. "$top_srcdir/scripts/steps.sh"
 
 # ------------------------------------------------------------ tools
 apt_install() {
