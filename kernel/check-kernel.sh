@@ -85,10 +85,8 @@ STEP_PROG=check-kernel
 
 # ------------------------------------------------------------ tools
 need_pkgs() {
-	local missing=() cmd pkg
-	while read -r cmd pkg; do
-		command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
-	done <<'EOF'
+	local missing=()
+	pkgs_missing <<'EOF'
 gcc build-essential
 make build-essential
 bc bc
@@ -106,14 +104,7 @@ timeout coreutils
 EOF
 	[[ -f $tarball ]] || missing+=(linux-source-6.1)
 	[[ ${#missing[@]} -eq 0 ]] && return 0
-	mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
-	if [[ $install -eq 0 || $(id -u) -ne 0 ]]; then
-		die "missing packages: ${missing[*]} (apt-get install them as root)"
-	fi
-	log "installing: ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq "${missing[@]}" >/dev/null
+	pkgs_install "${missing[@]}"
 	[[ -f $tarball ]] || die "$tarball missing after installing linux-source-6.1"
 }
 

@@ -103,18 +103,9 @@ STEP_PROG=check-e2fsprogs
 . "$top_srcdir/scripts/steps.sh"
 
 # ------------------------------------------------------------ tools
-apt_install() {
-	[[ $install -eq 1 && $(id -u) -eq 0 ]] ||
-		die "missing: $* (run as root, or install them)"
-	log "check-e2fsprogs: installing $*"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null
-}
-
 need_pkgs() {
-	local missing=() cmd pkg
-	while read -r cmd pkg; do
-		command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
-	done <<'EOF'
+	local missing=()
+	pkgs_missing <<'EOF'
 gcc build-essential
 make build-essential
 dpkg-source dpkg-dev
@@ -127,12 +118,7 @@ EOF
 	# is what Debian builds with
 	dpkg-query -W -f='${Status}' uuid-dev 2>/dev/null |
 		grep -q "install ok installed" || missing+=(uuid-dev)
-	[[ ${#missing[@]} -eq 0 ]] && return 0
-	mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
-	if [[ $install -eq 1 && $(id -u) -eq 0 ]]; then
-		apt-get update -q >/dev/null
-	fi
-	apt_install "${missing[@]}"
+	pkgs_install "${missing[@]}"
 }
 
 # Is there a deb-src line or a "Types: deb-src" stanza anywhere?
