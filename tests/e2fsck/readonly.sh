@@ -8,10 +8,7 @@
 
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/e2fsck-ro.XXXXXX") || exit 99
-trap 'rm -rf "$WORK"' EXIT
-snapshot_ours "$WORK"
-fails=0 checks=0
+check_setup ro
 
 sums() {
 	sha256sum "$IMG" ${JNL:+"$JNL"} | cut -d' ' -f1
