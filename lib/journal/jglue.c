@@ -23,7 +23,8 @@
 
 #define EJ_RA_BYTES		(128 * 1024)	/* largest journal read */
 #define EJ_CACHE_BYTES		(16 * 1024 * 1024)	/* control blocks */
-#define EJ_WRITE_BATCH_BYTES	(2 * 1024 * 1024)	/* replay writes */
+#define EJ_WRITE_BATCH_BYTES	(16 * 1024 * 1024)	/* replay writes */
+#define EJ_FLUSHER_BYTES	(32ULL * 1024 * 1024)	/* worth a thread */
 #define EJ_READ_GAP		8	/* blocks read across to join reads */
 #define EJ_SLAB_BYTES		(2 * 1024 * 1024)	/* cache copies */
 
@@ -792,6 +793,7 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	struct ej_glue *g = h->glue;
 	struct ej_final_block *f = NULL;
 	struct ej_window *spare = NULL;
+	struct ej_flusher *fl = NULL;
 	struct ej_rd *rd = NULL;
 	char *buf = NULL, *rbuf = NULL;
 	size_t n, i, batch;
@@ -845,6 +847,8 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	}
 	/* as for the journal (ej_glue_init): no copies through its cache */
 	io_channel_set_options(h->fs->io, "cache=off");
+	if ((unsigned long long)n * g->bs >= EJ_FLUSHER_BYTES)
+		fl = ej_flusher_start(h->fs->device_name);
 
 	for (i = 0; i < n; i += batch) {
 		size_t cnt = n - i < batch ? n - i : batch;
@@ -873,9 +877,14 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 				goto out;
 			g->st.blocks_written += e - a;
 		}
+		/* ascending: everything below this batch's end is written */
+		ej_flusher_mark(fl, (f[i + cnt - 1].fsblock + 1) *
+				    (unsigned long long)h->fs->blocksize);
 		progress(h, EJ_PROGRESS_WRITE, i + cnt, n);
 	}
 flush:
+	ej_flusher_stop(fl);
+	fl = NULL;
 	err = io_channel_flush(h->fs->io);
 	if (!err) {
 		g->dirty = 0;
@@ -883,6 +892,7 @@ flush:
 		g->flushed_at = fs_bytes_written(h);
 	}
 out:
+	ej_flusher_stop(fl);
 	free(f);
 	free(rd);
 	ej_big_free(buf);
