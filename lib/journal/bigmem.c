@@ -8,8 +8,9 @@
  * one page fault per 4 KiB touched, and on virtual machines a fault can
  * cost tens of microseconds: for a 32 MiB journal that was most of the
  * CPU time.  Large buffers are instead mapped on a 2 MiB boundary and
- * marked MADV_HUGEPAGE, so a fault brings in 2 MiB at once.  Small ones
- * and sanitizer builds use calloc.  A header in front of every buffer
+ * marked MADV_HUGEPAGE, so a fault brings in 2 MiB at once; middling ones
+ * are mapped with small pages (see mid_zalloc).  Small ones and
+ * sanitizer builds use calloc.  A header in front of every buffer
  * says how it was obtained, so ej_big_free() needs only the pointer; for
  * a mapped buffer it sits in an ordinary page just below the huge ones,
  * so that a 2 MiB buffer takes one huge page, not two.
@@ -21,7 +22,8 @@
 
 #include "jfs_user.h"
 
-#define EJ_BIG_MIN	(512UL * 1024)		/* below: calloc */
+#define EJ_MID_MIN	(64UL * 1024)		/* below: calloc */
+#define EJ_BIG_MIN	(512UL * 1024)		/* below: small pages */
 #define EJ_BIG_ALIGN	(2UL * 1024 * 1024)	/* huge page */
 #define EJ_BIG_HDR	64			/* keeps 64-byte alignment */
 #define EJ_BIG_PAGE	4096			/* holds a mapped one's header */
@@ -51,6 +53,29 @@ static void *small_zalloc(size_t size)
 	return p + EJ_BIG_HDR;
 }
 
+#if !defined(EJ_BIG_NO_MMAP) && defined(MAP_ANONYMOUS)
+/*
+ * Between the two: small pages, mapped afresh.  calloc would do too, but
+ * once the process has freed a mapped chunk glibc serves such sizes from
+ * the heap and zeroes them with memset, touching every page up front;
+ * an anonymous mapping is zero already and faults pages in as they are
+ * used.
+ */
+static void *mid_zalloc(size_t size)
+{
+	size_t len = (size + EJ_BIG_PAGE - 1) & ~(size_t)(EJ_BIG_PAGE - 1);
+	char *p;
+
+	p = mmap(NULL, EJ_BIG_PAGE + len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return small_zalloc(size);
+	((struct ej_big_hdr *)(p + EJ_BIG_PAGE - EJ_BIG_HDR))->map_len =
+		EJ_BIG_PAGE + len;
+	return p + EJ_BIG_PAGE;
+}
+#endif
+
 void *ej_big_zalloc(size_t size)
 {
 #if defined(EJ_BIG_NO_MMAP) || !defined(MAP_ANONYMOUS)
@@ -59,10 +84,12 @@ void *ej_big_zalloc(size_t size)
 	size_t len, map_len, head, tail;
 	char *p, *start;
 
-	if (size < EJ_BIG_MIN)
+	if (size < EJ_MID_MIN)
 		return small_zalloc(size);
 	if (size > SIZE_MAX / 2)
 		return NULL;
+	if (size < EJ_BIG_MIN)
+		return mid_zalloc(size);
 	/* the payload in whole huge pages, one small page below it */
 	len = (size + EJ_BIG_ALIGN - 1) & ~(EJ_BIG_ALIGN - 1);
 	map_len = EJ_BIG_PAGE + len + EJ_BIG_ALIGN;

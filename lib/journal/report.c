@@ -216,6 +216,25 @@ static int grow_big(void **arr, size_t *max, size_t nr, size_t size)
 	return 0;
 }
 
+/*
+ * Recovery reports its transactions before their blocks: size the block
+ * array for every log block they span at once, so that a long log is not
+ * copied (and its pages touched) once per doubling.  A hint: the array
+ * still grows if more come.
+ */
+static void reserve_blocks(struct ej_report *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr_txns; i++)
+		n += r->txns[i].nr_blocks;
+	if (n <= 1024 || n > ((size_t)-1) / 2 / sizeof(*r->blocks))
+		return;
+	r->blocks = ej_big_zalloc(n * sizeof(*r->blocks));
+	if (r->blocks)
+		r->max_blocks = n;
+}
+
 /* ---------------------------------------------------------------- map */
 
 static size_t map_hash(const struct ej_report_priv *p,
@@ -483,6 +502,8 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 		if (!p || map_reserve(p))
 			return -ENOMEM;
 	}
+	if (!r->max_blocks)
+		reserve_blocks(r);
 	if (grow_big((void **)&r->blocks, &r->max_blocks, r->nr_blocks,
 		     sizeof(*r->blocks)))
 		return -ENOMEM;
