@@ -14,6 +14,10 @@
  * writes each block once, in ascending order, in large runs.  Memory
  * stays proportional to the number of logged blocks, never their bytes.
  *
+ * On a large replay a second thread starts writeback of each stretch the
+ * ascending writes have passed (flusher.c), so the final flush does not
+ * wait for all of it.
+ *
  * Cost: the channels' own block cache is switched off (unix_io copies
  * every read or write of up to four blocks through it); buffers are
  * allocated once per journal and huge-page backed (bigmem.c), and final
