@@ -92,12 +92,6 @@ extern const struct jbd2_bdev_ops ej_fsdev_ops;
 extern const struct jbd2_host_ops ej_io_host_ops;
 
 errcode_t ej_glue_init(struct ej_host *h);
-
-/* flusher.c: writeback started behind replay's writes (a hint only). */
-struct ej_flusher;
-struct ej_flusher *ej_flusher_start(const char *path);
-void ej_flusher_mark(struct ej_flusher *f, unsigned long long end);
-void ej_flusher_stop(struct ej_flusher *f);
 void ej_glue_free(struct ej_host *h);
 /* Forget what the glue read from physical block @blk (it was rewritten). */
 void ej_glue_invalidate(struct ej_host *h, unsigned long long blk);
@@ -109,5 +103,12 @@ errcode_t ej_glue_write_replayed(struct ej_host *h);
 /* 0 when the replayed blocks are flushed and nothing was written since. */
 int ej_glue_needs_flush(struct ej_host *h);
 void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st);
+
+/* flusher.c: writeback started behind replay's writes (a hint only). */
+struct ej_flusher;
+struct ej_flusher *ej_flusher_start(const char *path);
+/* Everything replay will write below byte @end has been written. */
+void ej_flusher_mark(struct ej_flusher *f, unsigned long long end);
+void ej_flusher_stop(struct ej_flusher *f);
 
 #endif /* E2JOURNAL_EJ_INT_H */

@@ -191,19 +191,16 @@ static int grow(void **arr, size_t *max, size_t nr, size_t size)
 }
 
 /*
- * The same for the per-block array, which reaches millions of entries:
- * huge-page backed (bigmem.c), so growing it costs a copy, not a page
- * fault per 4 KiB.
+ * The per-block array, which reaches millions of entries, is huge-page
+ * backed (bigmem.c), so growing it costs a copy, not a page fault per
+ * 4 KiB: move *arr's first @nr elements into a new array of @n.
  */
-static int grow_big(void **arr, size_t *max, size_t nr, size_t size)
+static int resize_big(void **arr, size_t *max, size_t nr, size_t n,
+		      size_t size)
 {
-	size_t n;
 	void *p;
 
-	if (nr < *max)
-		return 0;
-	n = *max ? *max * 2 : 1024;
-	if (n < *max || n > ((size_t)-1) / size)
+	if (n > ((size_t)-1) / size)
 		return -ENOMEM;
 	p = ej_big_zalloc(n * size);
 	if (!p)
@@ -214,6 +211,19 @@ static int grow_big(void **arr, size_t *max, size_t nr, size_t size)
 	*arr = p;
 	*max = n;
 	return 0;
+}
+
+/* As grow(), for the per-block array. */
+static int grow_big(void **arr, size_t *max, size_t nr, size_t size)
+{
+	size_t n;
+
+	if (nr < *max)
+		return 0;
+	n = *max ? *max * 2 : 1024;
+	if (n < *max)
+		return -ENOMEM;
+	return resize_big(arr, max, nr, n, size);
 }
 
 /*
@@ -228,11 +238,9 @@ static void reserve_blocks(struct ej_report *r)
 
 	for (i = 0; i < r->nr_txns; i++)
 		n += r->txns[i].nr_blocks;
-	if (n <= 1024 || n > ((size_t)-1) / 2 / sizeof(*r->blocks))
-		return;
-	r->blocks = ej_big_zalloc(n * sizeof(*r->blocks));
-	if (r->blocks)
-		r->max_blocks = n;
+	if (n > 1024 && n > r->max_blocks)
+		resize_big((void **)&r->blocks, &r->max_blocks, r->nr_blocks,
+			   n, sizeof(*r->blocks));
 }
 
 /* ---------------------------------------------------------------- map */
