@@ -41,13 +41,9 @@ conf() {
 }
 
 # Three transactions logging 1500-1505 (a), 1506-1510 (b), 1511-1512 (a).
-for c in a b; do
-	head -c 6144 /dev/zero | tr '\0' "$c" >"$WORK/$c"
-done
+ab_files
 three_txns() {
-	mkfs has_journal,metadata_csum
-	printf 'jo -c\njw -b 1500-1505 %s\njc\njo\njw -b 1506-1510 %s\njc\njo\njw -b 1511-1512 %s\njc\n' \
-		"$WORK/a" "$WORK/b" "$WORK/a" | dfs
+	logged_txns 1500-1505 "$WORK/a" 1506-1510 "$WORK/b" 1511-1512 "$WORK/a"
 }
 
 # the damaged journals compared, one function each: they leave $IMG

@@ -88,6 +88,28 @@ txn() {
 	printf 'jo %s\njw -b %s /dev/zero\njc\n' "$1" "$2" | dfs
 }
 
+# ab_files: $WORK/a and $WORK/b, six 1 KiB blocks of the letter each:
+# recognisable data for logged_txns.
+ab_files() {
+	local c
+	for c in a b; do
+		head -c 6144 /dev/zero | tr '\0' "$c" >"$WORK/$c"
+	done
+}
+
+# logged_txns RANGE FILE...: a fresh metadata_csum filesystem whose
+# journal holds one committed transaction (csum v3, by debugfs) per RANGE
+# FILE pair, logging RANGE from FILE; leaves needs_recovery set.
+logged_txns() {
+	local open="jo -c"
+	mkfs has_journal,metadata_csum
+	while [ $# -ge 2 ]; do
+		printf '%s\njw -b %s %s\njc\n' "$open" "$1" "$2"
+		open=jo
+		shift 2
+	done | dfs
+}
+
 # The journal block where logdump found transaction $1's block of type $2
 # (1 descriptor, 2 commit, 5 revoke).
 logged_at() {

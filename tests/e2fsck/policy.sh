@@ -23,13 +23,9 @@ block() {
 
 # Two transactions of recognisable data: 1 logs 1500-1505 from file A,
 # 2 logs 1506-1510 from file B.
-for c in a b; do
-	head -c 6144 /dev/zero | tr '\0' "$c" >"$WORK/$c"
-done
+ab_files
 two_txns() {
-	mkfs has_journal,metadata_csum
-	printf 'jo -c\njw -b 1500-1505 %s\njc\njo\njw -b 1506-1510 %s\njc\n' \
-		"$WORK/a" "$WORK/b" | dfs
+	logged_txns 1500-1505 "$WORK/a" 1506-1510 "$WORK/b"
 }
 A=$(head -c 1024 "$WORK/a" | sha256sum)
 B=$(head -c 1024 "$WORK/b" | sha256sum)
