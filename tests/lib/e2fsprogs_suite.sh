@@ -27,7 +27,8 @@ OURS=$top_builddir/e2fsck/e2fsck
 FSCK=../e2fsck/e2fsck
 
 # suite_run IMAGE CATA OUT: the two runs (and "cat /a" if CATA=1), output
-# in OUT; the current E2FSCK_CONFIG is the one used.
+# in OUT, ended as the test's script ends it ($WORK/pad); the current
+# E2FSCK_CONFIG is the one used.
 suite_run() {
 	local img=$WORK/test.img status
 	gzip -dc "$1" >"$img"
@@ -44,7 +45,20 @@ suite_run() {
 	fi
 	sed -e '/^e2fsck [0-9][0-9.]* (/d' -e '/^debugfs [0-9][0-9.]* (/d' \
 		-e "s;$img;test.img;g" "$3.raw" >"$3"
+	cat "$WORK/pad" >>"$3"
 	rm -f "$img"
+}
+
+# same WANT GOT PASS FAIL: a RESULT line, PASS (saying PASS) when GOT is
+# WANT byte for byte, else FAIL (saying FAIL) with the diff in the log.
+same() {
+	if cmp -s "$1" "$2"; then
+		echo "RESULT PASS $name: $3"
+		return 0
+	fi
+	echo "RESULT FAIL $name: $4"
+	diff -u "$1" "$2" | cut -c 1-200 >&2
+	return 1
 }
 
 suite_case() {
@@ -75,25 +89,15 @@ suite_case() {
 	printf '[options]\n\tjournal_policy = stop\n' >"$WORK/stop.conf"
 	E2FSCK_CONFIG=$WORK/stop.conf suite_run "$dir/image.gz" "$cata" \
 		"$WORK/out.stop"
-	cat "$WORK/pad" >>"$WORK/out.stop"
-	if cmp -s "$want" "$WORK/out.stop"; then
-		echo "RESULT PASS $name: journal_policy=stop gives e2fsprogs' output"
-	else
-		echo "RESULT FAIL $name: journal_policy=stop differs from e2fsprogs' expect"
-		diff -u "$want" "$WORK/out.stop" | cut -c 1-200 >&2
-		rc=1
-	fi
+	same "$want" "$WORK/out.stop" \
+		"journal_policy=stop gives e2fsprogs' output" \
+		"journal_policy=stop differs from e2fsprogs' expect" || rc=1
 
 	E2FSCK_CONFIG=/dev/null suite_run "$dir/image.gz" "$cata" \
 		"$WORK/out.replay-all"
-	cat "$WORK/pad" >>"$WORK/out.replay-all"
-	if cmp -s "$T/expect" "$WORK/out.replay-all"; then
-		echo "RESULT PASS $name: replay-all gives our expect"
-	else
-		echo "RESULT FAIL $name: replay-all differs from $T/expect"
-		diff -u "$T/expect" "$WORK/out.replay-all" | cut -c 1-200 >&2
-		rc=1
-	fi
+	same "$T/expect" "$WORK/out.replay-all" \
+		"replay-all gives our expect" \
+		"replay-all differs from $T/expect" || rc=1
 	if cmp -s "$want" "$WORK/out.replay-all"; then
 		echo "RESULT FAIL $name: replay-all gives e2fsprogs' output (remove it from tests/e2fsprogs/replay-all.list)"
 		rc=1
