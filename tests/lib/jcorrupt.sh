@@ -36,18 +36,11 @@ jc_begin() {
 		result SKIP "$JC_NAME" "(e2journal write/corrupt/plan/replay not available)"
 		exit 0
 	fi
-	if ! "$E2FSCK_ENGINE" -V 2>&1 | grep -q '^e2fsck 1\.47'; then
-		result SKIP "$JC_NAME" "($E2FSCK_ENGINE is not e2fsprogs 1.47)"
-		exit 0
-	fi
+	need_ref147 "$JC_NAME"
 }
 
 jc_end() {
-	if diff -u "$T/expect" out >&2; then
-		result PASS "$JC_NAME"
-	else
-		result FAIL "$JC_NAME" "output differs from expect (diff in the log)"
-	fi
+	result_expect "$JC_NAME"
 }
 
 die() {

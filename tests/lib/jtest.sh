@@ -98,6 +98,25 @@ result() {
 	echo "RESULT $1 $2${3:+: $3}"
 }
 
+# result_expect NAME: PASS when ./out is $T/expect, else FAIL with the
+# diff in the log.
+result_expect() {
+	if diff -u "$T/expect" out >&2; then
+		result PASS "$1"
+	else
+		result FAIL "$1" "output differs from expect (diff in the log)"
+	fi
+}
+
+# need_ref147 NAME: skip NAME (and exit) unless the reference e2fsck is
+# e2fsprogs 1.47: the expected outputs name it and quote its messages.
+need_ref147() {
+	if ! "$E2FSCK_ENGINE" -V 2>&1 | grep -q '^e2fsck 1\.47'; then
+		result SKIP "$1" "($E2FSCK_ENGINE is not e2fsprogs 1.47)"
+		exit 0
+	fi
+}
+
 # build_image SPEC WORKDIR: the image of a recipe, or the script fails.
 build_image() {
 	jgen build --spec "$1" --work "$2" >"$2/model.json" || {
