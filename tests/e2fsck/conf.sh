@@ -116,11 +116,11 @@ expect_out "Journal transaction 2 was corrupt, replay was aborted."
 
 NAME="e2fsck.conf refuse"
 commit_bad
-before=$(sha256sum <"$IMG")
+before=$(img_sum)
 run "$WORK/refuse.conf" -fy
 expect_rc 4
 expect_out "nothing replayed (journal_policy=refuse)"
-[ "$(sha256sum <"$IMG")" = "$before" ] || fail "image changed"
+expect_unchanged "$before"
 
 NAME="e2fsck.conf replay-all, -E journal_policy=refuse"
 conf replay '[options]\njournal_policy = replay-all\n'
@@ -146,11 +146,11 @@ expect_out "replayed it"
 NAME="unknown policy in e2fsck.conf"
 conf bad '[options]\njournal_policy = sideways\n'
 commit_bad
-before=$(sha256sum <"$IMG")
+before=$(img_sum)
 run "$WORK/bad.conf" -fy
 expect_rc 8
 expect_out "invalid journal_policy \"sideways\" in $WORK/bad.conf"
-[ "$(sha256sum <"$IMG")" = "$before" ] || fail "image changed"
+expect_unchanged "$before"
 
 NAME="unknown policy in e2fsck.conf, -E wins"
 commit_bad
@@ -161,11 +161,11 @@ expect_out "Journal transaction 2 was corrupt, replay was aborted."
 NAME="e2fsck.conf syntax error: the engine reports it"
 conf syntax '[options\njournal_policy = stop\n'
 commit_bad
-before=$(sha256sum <"$IMG")
+before=$(img_sum)
 run "$WORK/syntax.conf" -fy
 expect_rc 8
 expect_out "Syntax error in e2fsck config file"
-[ "$(sha256sum <"$IMG")" = "$before" ] || fail "image changed"
+expect_unchanged "$before"
 
 echo "$checks runs, $fails failures"
 [ $fails = 0 ]

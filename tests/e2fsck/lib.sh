@@ -55,6 +55,15 @@ expect_out() {
 	grep -q -e "$1" "$WORK/out" || fail "no \"$1\" in the output"
 }
 
+# img_sum: a digest of $IMG; expect_unchanged SUM: fail unless $IMG
+# still has digest SUM.
+img_sum() {
+	sha256sum <"$IMG"
+}
+expect_unchanged() {
+	[ "$(img_sum)" = "$1" ] || fail "image changed"
+}
+
 # mkfs FEATURES [BLOCKS [BS [JOURNAL_MB]]]
 mkfs() {
 	: >"$IMG"
