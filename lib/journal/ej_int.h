@@ -111,4 +111,34 @@ struct ej_flusher *ej_flusher_start(const char *path);
 void ej_flusher_mark(struct ej_flusher *f, unsigned long long end);
 void ej_flusher_stop(struct ej_flusher *f);
 
+/* dio.c: the write phase's I/O through io_uring (NULL: not here). */
+#define EJ_DIO_TAGS	2	/* buffers a caller alternates between */
+struct ej_dio;
+/* Write @len bytes at byte @off the ordinary way; an error to report. */
+typedef errcode_t (*ej_dio_redo_fn)(void *arg, const void *buf, size_t len,
+				    unsigned long long off);
+/* @reads: the journal is on the filesystem's device; batch its reads too */
+struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
+			    void *arg);
+/* Queue a write from buffer @tag; the buffer must stay until ej_dio_wait. */
+errcode_t ej_dio_write(struct ej_dio *d, unsigned int tag, const void *buf,
+		       size_t len, unsigned long long off);
+/* Wait until no write from buffer @tag is in flight. */
+errcode_t ej_dio_wait(struct ej_dio *d, unsigned int tag);
+/*
+ * Wait for everything, free @d (NULL is fine); the first error.  With
+ * *keep_buffers set the kernel may still use the caller's buffers, which
+ * must then never be freed or reused.
+ */
+errcode_t ej_dio_finish(struct ej_dio *d, int *keep_buffers);
+/* Reads at byte offsets of the device, each with its own result. */
+struct ej_dio_io {
+	void			*buf;
+	size_t			len;
+	unsigned long long	off;
+	errcode_t		err;	/* 0, or read it again another way */
+};
+int ej_dio_can_read(const struct ej_dio *d);
+void ej_dio_read(struct ej_dio *d, struct ej_dio_io *io, size_t n);
+
 #endif /* E2JOURNAL_EJ_INT_H */

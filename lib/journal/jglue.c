@@ -661,6 +661,25 @@ struct ej_rd {
 	size_t		slot;		/* index in the batch */
 };
 
+/* One read of the write phase: a run of the log, maybe with gaps. */
+struct ej_span {
+	size_t			first, end;	/* its entries: rd[first..end) */
+	unsigned long		j0;		/* first log block read */
+	unsigned long long	p0;		/* its physical block */
+	size_t			len;		/* blocks read */
+	char			*dst;		/* in place, or a slice of rbuf */
+	int			direct;
+};
+
+/* What the write phase reads with; the arrays hold a batch each. */
+struct ej_rdctx {
+	struct ej_rd		*rd;
+	struct ej_span		*sp;
+	struct ej_dio_io	*io;
+	char			*rbuf;		/* ra_max blocks */
+	struct ej_dio		*dio;
+};
+
 static int rd_cmp(const void *a, const void *b)
 {
 	const struct ej_rd *x = a, *y = b;
@@ -670,15 +689,79 @@ static int rd_cmp(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
-/* Fill buf[0..n) with the final versions f[0..n), reading the journal. */
-static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
-			     size_t n, char *buf, struct ej_rd *rd, char *rbuf)
+/* Read spans sp[0..ns) and put their final versions in place in @buf. */
+static errcode_t read_spans(struct ej_host *h, const struct ej_final_block *f,
+			    char *buf, struct ej_rdctx *c, size_t ns)
 {
 	struct ej_glue *g = h->glue;
 	unsigned int bs = g->bs;
-	size_t i, j, k, span;
+	int batched = ej_dio_can_read(c->dio);
+	size_t s, k;
 	errcode_t err;
-	int direct;
+
+	if (batched) {
+		for (s = 0; s < ns; s++) {
+			c->io[s].buf = c->sp[s].dst;
+			c->io[s].len = c->sp[s].len * bs;
+			c->io[s].off = c->sp[s].p0 * bs;
+		}
+		ej_dio_read(c->dio, c->io, ns);
+	}
+	for (s = 0; s < ns; s++) {
+		struct ej_span *sp = &c->sp[s];
+
+		if (batched)
+			err = c->io[s].err;
+		else
+			err = io_channel_read_blk64(h->jio, sp->p0,
+						    (int)sp->len, sp->dst);
+		g->st.reads++;
+		if (err && !batched && sp->len == 1)
+			return err;
+		if (err) {
+			/*
+			 * Through the channel, and only the blocks needed: a
+			 * block in a gap may be one recovery could not read
+			 * (and did not replay).
+			 */
+			for (k = sp->first; k < sp->end; k++) {
+				size_t off = c->rd[k].jblock - sp->j0;
+
+				err = io_channel_read_blk64(h->jio, sp->p0 + off,
+							    1, sp->dst + off * bs);
+				g->st.reads++;
+				if (err)
+					return err;
+			}
+			g->st.blocks_read += sp->end - sp->first;
+		} else {
+			g->st.blocks_read += sp->len;
+		}
+		for (k = sp->first; k < sp->end; k++) {
+			char *dst = buf + c->rd[k].slot * (size_t)bs;
+
+			if (!sp->direct)
+				memcpy(dst, sp->dst + (c->rd[k].jblock - sp->j0) *
+					    (size_t)bs, bs);
+			if (f[c->rd[k].slot].escape) {
+				__be32 magic = cpu_to_be32(JBD2_MAGIC_NUMBER);
+
+				memcpy(dst, &magic, sizeof(magic));
+			}
+		}
+	}
+	return 0;
+}
+
+/* Fill buf[0..n) with the final versions f[0..n), reading the journal. */
+static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
+			     size_t n, char *buf, struct ej_rdctx *c)
+{
+	struct ej_glue *g = h->glue;
+	struct ej_rd *rd = c->rd;
+	unsigned int bs = g->bs;
+	size_t i, j, k, ns = 0, rused = 0;
+	errcode_t err;
 
 	for (i = 0; i < n; i++) {
 		rd[i].jblock = f[i].jblock;
@@ -693,6 +776,9 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 	for (i = 0; i < n; i = j) {
 		unsigned long j0 = rd[i].jblock;
 		unsigned long long p0, p;
+		struct ej_span *sp;
+		size_t span;
+		int direct;
 
 		err = ej_glue_bmap(h, j0, &p0);
 		if (err)
@@ -709,49 +795,33 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 		/*
 		 * A run that is consecutive both in the log and in the batch
 		 * (one block, or blocks logged in ascending order) is read
-		 * straight into place; anything else through rbuf.
+		 * straight into place; anything else into a slice of rbuf,
+		 * which is read out once it is full.
 		 */
 		direct = span == j - i;
 		for (k = i + 1; direct && k < j; k++)
 			direct = rd[k].slot == rd[k - 1].slot + 1;
-		err = io_channel_read_blk64(h->jio, p0, (int)span,
-					    direct ? buf + rd[i].slot *
-							(size_t)bs : rbuf);
-		g->st.reads++;
-		if (err && span > 1) {
-			/*
-			 * A block in a gap may be one recovery could not read
-			 * (and did not replay): read only the blocks needed.
-			 */
-			for (k = i; k < j; k++) {
-				size_t off = rd[k].jblock - j0;
-
-				err = io_channel_read_blk64(h->jio, p0 + off,
-							    1, rbuf + off * bs);
-				g->st.reads++;
-				if (err)
-					return err;
-			}
-			span = j - i;
-			direct = 0;	/* the blocks are in rbuf */
+		if (!direct && rused + span > g->ra_max) {
+			err = read_spans(h, f, buf, c, ns);
+			if (err)
+				return err;
+			ns = rused = 0;
 		}
-		if (err)
-			return err;
-		g->st.blocks_read += span;
-		for (k = i; k < j; k++) {
-			char *dst = buf + rd[k].slot * (size_t)bs;
-
-			if (!direct)
-				memcpy(dst, rbuf + (rd[k].jblock - j0) *
-					    (size_t)bs, bs);
-			if (f[rd[k].slot].escape) {
-				__be32 magic = cpu_to_be32(JBD2_MAGIC_NUMBER);
-
-				memcpy(dst, &magic, sizeof(magic));
-			}
+		sp = &c->sp[ns++];
+		sp->first = i;
+		sp->end = j;
+		sp->j0 = j0;
+		sp->p0 = p0;
+		sp->len = span;
+		sp->direct = direct;
+		if (direct) {
+			sp->dst = buf + rd[i].slot * (size_t)bs;
+		} else {
+			sp->dst = c->rbuf + rused * (size_t)bs;
+			rused += span;
 		}
 	}
-	return 0;
+	return read_spans(h, f, buf, c, ns);
 }
 
 /*
@@ -792,16 +862,29 @@ int ej_glue_needs_flush(struct ej_host *h)
 	return now == ~0ULL || now != g->flushed_at;
 }
 
+/* dio.c's way back for a write it could not do: the io_channel. */
+static errcode_t write_through_channel(void *arg, const void *buf, size_t len,
+				       unsigned long long off)
+{
+	struct ej_host *h = arg;
+	unsigned int bs = h->fs->blocksize;
+
+	return io_channel_write_blk64(h->fs->io, off / bs, (int)(len / bs),
+				      buf);
+}
+
 errcode_t ej_glue_write_replayed(struct ej_host *h)
 {
 	struct ej_glue *g = h->glue;
 	struct ej_final_block *f = NULL;
 	struct ej_window *spare = NULL;
 	struct ej_flusher *fl = NULL;
-	struct ej_rd *rd = NULL;
-	char *buf = NULL, *rbuf = NULL;
-	size_t n, i, batch;
-	errcode_t err;
+	struct ej_rdctx c = { 0 };
+	char *buf = NULL, *part;
+	size_t n, i, batch, step;
+	unsigned int tag = 0, bs;
+	int keep = 0, keep2;
+	errcode_t err, err2;
 
 	if (g && skip_writes(h)) {
 		h->journal.j_replay_corrupt |= JBD2_CORRUPT_SUPERBLOCK;
@@ -824,15 +907,18 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	if (!n)
 		goto flush;
 
-	batch = EJ_WRITE_BATCH_BYTES / g->bs;
+	bs = g->bs;
+	batch = EJ_WRITE_BATCH_BYTES / bs;
 	if (!batch)
 		batch = 1;
 	if (batch > n)
 		batch = n;
 	err = EJ_NO_MEMORY;
-	buf = ej_big_zalloc(batch * g->bs);
-	rd = malloc(batch * sizeof(*rd));
-	if (!buf || !rd)
+	buf = ej_big_zalloc(batch * bs);
+	c.rd = malloc(batch * sizeof(*c.rd));
+	c.sp = malloc(batch * sizeof(*c.sp));
+	c.io = malloc(batch * sizeof(*c.io));
+	if (!buf || !c.rd || !c.sp || !c.io)
 		goto out;
 	/* recovery has stopped reading: an idle read window serves */
 	if (g->win && !g->win->refs) {
@@ -843,22 +929,39 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 		g->spare = NULL;
 	}
 	if (spare) {
-		rbuf = spare->buf;
+		c.rbuf = spare->buf;
 	} else {
-		rbuf = ej_big_zalloc((size_t)g->ra_max * g->bs);
-		if (!rbuf)
+		c.rbuf = ej_big_zalloc((size_t)g->ra_max * bs);
+		if (!c.rbuf)
 			goto out;
 	}
 	/* as for the journal (ej_glue_init): no copies through its cache */
 	io_channel_set_options(h->fs->io, "cache=off");
-	if ((unsigned long long)n * g->bs >= EJ_FLUSHER_BYTES)
+	/*
+	 * Direct writes from two halves of the batch buffer, one filled while
+	 * the other's writes are in flight; or else buffered writes, with
+	 * writeback started behind them on large replays.
+	 */
+	step = batch;
+	if (batch >= EJ_DIO_TAGS)
+		c.dio = ej_dio_start(h->fs, h->jio == h->fs->io,
+				     write_through_channel, h);
+	if (c.dio)
+		step = batch / EJ_DIO_TAGS;
+	else if ((unsigned long long)n * bs >= EJ_FLUSHER_BYTES)
 		fl = ej_flusher_start(h->fs->device_name);
 
-	for (i = 0; i < n; i += batch) {
-		size_t cnt = n - i < batch ? n - i : batch;
+	for (i = 0; i < n; i += step, tag = (tag + 1) % EJ_DIO_TAGS) {
+		size_t cnt = n - i < step ? n - i : step;
 		size_t a, e;
 
-		err = read_finals(h, f + i, cnt, buf, rd, rbuf);
+		part = c.dio ? buf + tag * step * (size_t)bs : buf;
+		if (c.dio) {
+			err = ej_dio_wait(c.dio, tag);
+			if (err)
+				goto out;
+		}
+		err = read_finals(h, f + i, cnt, part, &c);
 		if (err)
 			goto out;
 		for (a = 0; a < cnt; a = e) {
@@ -872,10 +975,16 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 				    !fs_block_ok(h, f[i + e].fsblock))
 					break;
 			}
-			err = io_channel_write_blk64(h->fs->io,
-						     f[i + a].fsblock,
-						     (int)(e - a),
-						     buf + a * (size_t)g->bs);
+			if (c.dio)
+				err = ej_dio_write(c.dio, tag, part + a * (size_t)bs,
+						   (e - a) * (size_t)bs,
+						   f[i + a].fsblock *
+						   (unsigned long long)bs);
+			else
+				err = io_channel_write_blk64(h->fs->io,
+							     f[i + a].fsblock,
+							     (int)(e - a),
+							     part + a * (size_t)bs);
 			g->st.writes++;
 			if (err)
 				goto out;
@@ -887,8 +996,12 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 		progress(h, EJ_PROGRESS_WRITE, i + cnt, n);
 	}
 flush:
+	err = ej_dio_finish(c.dio, &keep);
+	c.dio = NULL;
 	ej_flusher_stop(fl);
 	fl = NULL;
+	if (err)
+		goto out;
 	err = io_channel_flush(h->fs->io);
 	if (!err) {
 		g->dirty = 0;
@@ -896,15 +1009,23 @@ flush:
 		g->flushed_at = fs_bytes_written(h);
 	}
 out:
+	/* buffers stay until no write from them is in flight */
+	err2 = ej_dio_finish(c.dio, &keep2);
+	if (!err)
+		err = err2;
 	ej_flusher_stop(fl);
 	free(f);
-	free(rd);
+	free(c.rd);
+	free(c.sp);
+	free(c.io);
+	if (keep || keep2)
+		return err;	/* the kernel may still use them: never freed */
 	ej_big_free(buf);
 	if (spare) {
 		spare->len = 0;
 		win_idle(g, spare);
 	} else {
-		ej_big_free(rbuf);
+		ej_big_free(c.rbuf);
 	}
 	return err;
 }
