@@ -202,13 +202,14 @@ static void ring_limit_workers(struct ej_ring *q)
 /* Queue one vectored read or write of @iov at byte @off of @fd. */
 static void ring_queue(struct ej_ring *q, int op, int fd,
 		       const struct iovec *iov, unsigned long long off,
-		       unsigned long long data)
+		       unsigned long long data, unsigned int flags)
 {
 	unsigned int idx = q->tail & *q->sq_mask;
 	struct io_uring_sqe *sqe = &q->sqes[idx];
 
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = (__u8)op;
+	sqe->flags = (__u8)flags;
 	sqe->fd = fd;
 	sqe->addr = (unsigned long)iov;
 	sqe->len = 1;
@@ -380,7 +381,14 @@ errcode_t ej_dio_write(struct ej_dio *d, unsigned int tag, const void *buf,
 	s->off = off;
 	s->tag = tag;
 	d->busy[tag]++;
-	ring_queue(&d->w, IORING_OP_WRITEV, d->fd, &s->iov, off, i);
+	/*
+	 * Straight to the worker: tried inline first, a write that allocates
+	 * only fails with EAGAIN after costing this thread the attempt.
+	 * (Kernels before 5.6 reject the flag, and the writes then go through
+	 * the channel.)
+	 */
+	ring_queue(&d->w, IORING_OP_WRITEV, d->fd, &s->iov, off, i,
+		   IOSQE_ASYNC);
 	if (ring_unsubmitted(&d->w) >= EJ_DIO_GROUP)
 		write_step(d, 0);
 	return d->err;
@@ -453,7 +461,7 @@ void ej_dio_read(struct ej_dio *d, struct ej_dio_io *io, size_t n)
 			d->riov[k].iov_base = io[i + k].buf;
 			d->riov[k].iov_len = io[i + k].len;
 			ring_queue(&d->r, IORING_OP_READV, d->rfd, &d->riov[k],
-				   io[i + k].off, k);
+				   io[i + k].off, k, 0);
 		}
 		for (got = 0; got < want; ) {
 			r = ring_enter(&d->r, (unsigned int)(want - got));
