@@ -104,6 +104,13 @@ errcode_t ej_glue_write_replayed(struct ej_host *h);
 int ej_glue_needs_flush(struct ej_host *h);
 void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st);
 
+/*
+ * sort.c: stable sort of @n records of @size bytes by the unsigned key of
+ * @key_size bytes (4 or 8) at @key_off; @tmp holds n records.
+ */
+void ej_radix_sort(void *base, void *tmp, size_t n, size_t size,
+		   size_t key_off, size_t key_size);
+
 /* flusher.c: writeback started behind replay's writes (a hint only). */
 struct ej_flusher;
 struct ej_flusher *ej_flusher_start(const char *path);

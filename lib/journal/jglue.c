@@ -25,6 +25,8 @@
  */
 #include "ej_int.h"
 
+#include <stddef.h>
+
 #define EJ_RA_BYTES		(128 * 1024)	/* largest journal read */
 #define EJ_CACHE_BYTES		(16 * 1024 * 1024)	/* control blocks */
 #define EJ_WRITE_BATCH_BYTES	(16 * 1024 * 1024)	/* replay writes */
@@ -674,20 +676,12 @@ struct ej_span {
 /* What the write phase reads with; the arrays hold a batch each. */
 struct ej_rdctx {
 	struct ej_rd		*rd;
+	struct ej_rd		*rtmp;		/* for sorting rd */
 	struct ej_span		*sp;
 	struct ej_dio_io	*io;
 	char			*rbuf;		/* ra_max blocks */
 	struct ej_dio		*dio;
 };
-
-static int rd_cmp(const void *a, const void *b)
-{
-	const struct ej_rd *x = a, *y = b;
-
-	if (x->jblock != y->jblock)
-		return x->jblock < y->jblock ? -1 : 1;
-	return x->slot < y->slot ? -1 : x->slot > y->slot;
-}
 
 /* Read spans sp[0..ns) and put their final versions in place in @buf. */
 static errcode_t read_spans(struct ej_host *h, const struct ej_final_block *f,
@@ -767,7 +761,9 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 		rd[i].jblock = f[i].jblock;
 		rd[i].slot = i;
 	}
-	qsort(rd, n, sizeof(*rd), rd_cmp);
+	/* by log block; stable, so equal ones stay in slot order */
+	ej_radix_sort(rd, c->rtmp, n, sizeof(*rd),
+		      offsetof(struct ej_rd, jblock), sizeof(rd->jblock));
 
 	/*
 	 * The final versions of a batch often sit close together in the log:
@@ -916,9 +912,10 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	err = EJ_NO_MEMORY;
 	buf = ej_big_zalloc(batch * bs);
 	c.rd = malloc(batch * sizeof(*c.rd));
+	c.rtmp = malloc(batch * sizeof(*c.rtmp));
 	c.sp = malloc(batch * sizeof(*c.sp));
 	c.io = malloc(batch * sizeof(*c.io));
-	if (!buf || !c.rd || !c.sp || !c.io)
+	if (!buf || !c.rd || !c.rtmp || !c.sp || !c.io)
 		goto out;
 	/* recovery has stopped reading: an idle read window serves */
 	if (g->win && !g->win->refs) {
@@ -1016,6 +1013,7 @@ out:
 	ej_flusher_stop(fl);
 	free(f);
 	free(c.rd);
+	free(c.rtmp);
 	free(c.sp);
 	free(c.io);
 	if (keep || keep2)

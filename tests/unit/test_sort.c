@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_sort.c: ej_radix_sort() against qsort.
+ *
+ * The write phase relies on it twice: final versions by filesystem block
+ * (one per block, so any order of equals would do) and, per batch, log
+ * positions whose equal keys must keep their order (the batch slots).
+ * Every case here sorts records that carry their original index, and
+ * compares byte for byte with qsort ordering by (key, index): that is
+ * the stable order, so any slip in a pass, the prefix sums or the final
+ * copy shows.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ej_int.h"
+
+struct rec8 {				/* like struct ej_final_block */
+	unsigned long long	key;
+	unsigned int		idx;
+	unsigned char		pad[12];
+};
+
+struct rec4 {				/* a 4-byte key, not first */
+	unsigned int		pad;
+	unsigned int		key;
+	unsigned int		idx;
+};
+
+static unsigned long long rng_next(unsigned long long *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+static int cmp8(const void *a, const void *b)
+{
+	const struct rec8 *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp4(const void *a, const void *b)
+{
+	const struct rec4 *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* n records with keys below @range (0: any 64-bit key) */
+static void check8(size_t n, unsigned long long range, unsigned long long seed)
+{
+	struct rec8 *a = calloc(n ? n : 1, sizeof(*a));
+	struct rec8 *b = calloc(n ? n : 1, sizeof(*b));
+	struct rec8 *tmp = calloc(n ? n : 1, sizeof(*tmp));
+	unsigned long long s = seed;
+	size_t i;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(tmp);
+	for (i = 0; i < n; i++) {
+		unsigned long long k = rng_next(&s);
+
+		a[i].key = range ? k % range : k;
+		a[i].idx = (unsigned int)i;
+		memset(a[i].pad, (int)(k >> 56), sizeof(a[i].pad));
+	}
+	memcpy(b, a, n * sizeof(*a));
+	ej_radix_sort(a, tmp, n, sizeof(*a), offsetof(struct rec8, key),
+		      sizeof(a->key));
+	qsort(b, n, sizeof(*b), cmp8);
+	assert_memory_equal(a, b, n * sizeof(*a));
+	free(a);
+	free(b);
+	free(tmp);
+}
+
+static void check4(size_t n, unsigned int range, unsigned long long seed)
+{
+	struct rec4 *a = calloc(n ? n : 1, sizeof(*a));
+	struct rec4 *b = calloc(n ? n : 1, sizeof(*b));
+	struct rec4 *tmp = calloc(n ? n : 1, sizeof(*tmp));
+	unsigned long long s = seed;
+	size_t i;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(tmp);
+	for (i = 0; i < n; i++) {
+		unsigned int k = (unsigned int)(rng_next(&s) >> 32);
+
+		a[i].key = range ? k % range : k;
+		a[i].idx = (unsigned int)i;
+		a[i].pad = ~k;
+	}
+	memcpy(b, a, n * sizeof(*a));
+	ej_radix_sort(a, tmp, n, sizeof(*a), offsetof(struct rec4, key),
+		      sizeof(a->key));
+	qsort(b, n, sizeof(*b), cmp4);
+	assert_memory_equal(a, b, n * sizeof(*a));
+	free(a);
+	free(b);
+	free(tmp);
+}
+
+static void test_empty_and_one(void **state)
+{
+	(void)state;
+	check8(0, 0, 1);
+	check8(1, 0, 2);
+	check4(0, 0, 3);
+	check4(1, 0, 4);
+}
+
+/* all keys equal: nothing may move (and no pass is made for key 0) */
+static void test_equal_keys(void **state)
+{
+	(void)state;
+	check8(1000, 1, 5);
+	check4(1000, 1, 6);
+}
+
+/* block numbers of a small and a large filesystem, many repeats */
+static void test_block_numbers(void **state)
+{
+	(void)state;
+	check8(4096, 2048, 7);			/* one digit */
+	check8(146582, 655360, 8);		/* b's size: two digits */
+	check8(100000, 1ULL << 40, 9);		/* four */
+	check4(2048, 262144, 10);		/* log positions */
+	check4(50000, 1000, 11);
+}
+
+/* the whole 64 (and 32) bits: every pass, up to the top digit */
+static void test_full_range(void **state)
+{
+	(void)state;
+	check8(20000, 0, 12);
+	check4(20000, 0, 13);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty_and_one),
+		cmocka_unit_test(test_equal_keys),
+		cmocka_unit_test(test_block_numbers),
+		cmocka_unit_test(test_full_range),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
