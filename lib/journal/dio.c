@@ -31,8 +31,8 @@
  * again through its channel.
  *
  * It is used only on a plain unix_io channel, on the same file (checked
- * by reading the superblock back through the new descriptor), and only
- * where the kernel offers io_uring; anything else keeps the one-call-a-
+ * by reading the superblock back through the new descriptor), never on a
+ * mounted filesystem, and only where the kernel offers io_uring; anything else keeps the one-call-a-
  * block path, which gives the same result.
  */
 #define _GNU_SOURCE
@@ -526,10 +526,18 @@ struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
 {
 	struct ej_dio *d;
 	unsigned int i;
-	int flags;
+	int flags, mflags = 0;
 
 	if (!fs->device_name || fs->io->manager != unix_io_manager ||
 	    fs->blocksize % 512 || getenv("E2JOURNAL_NO_DIO"))
+		return NULL;
+	/*
+	 * A mounted filesystem (a read-only root checked at boot) keeps its
+	 * own buffers of the device: direct writes could not invalidate
+	 * them, and the kernel would then fail the final flush.
+	 */
+	if (ext2fs_check_if_mounted(fs->device_name, &mflags) ||
+	    (mflags & EXT2_MF_MOUNTED))
 		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
