@@ -338,32 +338,39 @@ static void write_step(struct ej_dio *d, int wait)
 	ring_reap(&d->w, write_done, d);
 }
 
-/*
- * Once nothing is in flight: redo the writes that ended badly, through
- * the caller's channel.  0 when it is not yet time (or nothing to do).
- */
-static int settle(struct ej_dio *d)
+/* Once nothing is in flight: redo the writes that ended badly. */
+static void settle(struct ej_dio *d)
 {
 	struct ej_wslot *s;
 	unsigned int i;
 
-	if (!d->nfailed || live(d) || d->dead)
-		return 0;
+	if (live(d) || d->dead)
+		return;
 	while (d->nfailed) {
 		i = d->failed[--d->nfailed];
 		s = &d->slot[i];
 		redo(d, s->iov.iov_base, s->iov.iov_len, s->off);
 		release(d, i);
 	}
-	return 1;
+}
+
+/*
+ * Free at least one slot: wait for a write in flight to end or, when
+ * none is, redo the ones that failed (through the caller's channel).
+ */
+static void step(struct ej_dio *d)
+{
+	if (live(d))
+		write_step(d, 1);
+	else
+		settle(d);
 }
 
 /* Wait for every write in flight, then redo what failed. */
 static void drain(struct ej_dio *d)
 {
-	while (live(d) && !d->dead)
-		write_step(d, 1);
-	settle(d);
+	while ((live(d) || d->nfailed) && !d->dead)
+		step(d);
 }
 
 errcode_t ej_dio_write(struct ej_dio *d, unsigned int tag, const void *buf,
@@ -381,10 +388,7 @@ errcode_t ej_dio_write(struct ej_dio *d, unsigned int tag, const void *buf,
 		return d->err;
 	}
 	while (!d->nfree) {
-		if (live(d))
-			write_step(d, 1);
-		else
-			settle(d);
+		step(d);
 		if (d->dead)
 			return d->err;
 	}
@@ -412,12 +416,8 @@ errcode_t ej_dio_wait(struct ej_dio *d, unsigned int tag)
 {
 	if (!d->dead && ring_unsubmitted(&d->w))
 		write_step(d, 0);
-	while (tag < EJ_DIO_TAGS && d->busy[tag] && !d->dead) {
-		if (live(d))
-			write_step(d, 1);
-		else
-			settle(d);
-	}
+	while (tag < EJ_DIO_TAGS && d->busy[tag] && !d->dead)
+		step(d);
 	return d->err;
 }
 
