@@ -14,9 +14,12 @@
  * writes each block once, in ascending order, in large runs.  Memory
  * stays proportional to the number of logged blocks, never their bytes.
  *
- * On a large replay a second thread starts writeback of each stretch the
- * ascending writes have passed (flusher.c), so the final flush does not
- * wait for all of it.
+ * Where it can (dio.c), the write phase goes through io_uring: direct
+ * writes from one half of the batch while the other half is filled, and
+ * the rereads of the log batched.  Elsewhere the writes are buffered and,
+ * on a large replay, a second thread starts writeback of each stretch
+ * they have passed (flusher.c), so the final flush does not wait for all
+ * of it.
  *
  * Cost: the channels' own block cache is switched off (unix_io copies
  * every read or write of up to four blocks through it); buffers are
@@ -952,8 +955,9 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 		size_t cnt = n - i < step ? n - i : step;
 		size_t a, e;
 
-		part = c.dio ? buf + tag * step * (size_t)bs : buf;
+		part = buf;
 		if (c.dio) {
+			part += tag * step * (size_t)bs;
 			err = ej_dio_wait(c.dio, tag);
 			if (err)
 				goto out;
