@@ -58,61 +58,76 @@ static int cmp4(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* n records with keys below @range (0: any 64-bit key) */
-static void check8(size_t n, unsigned long long range, unsigned long long seed)
+/* Record i with a key below @range (0: any key of its size). */
+static void fill8(void *r, size_t i, unsigned long long k,
+		  unsigned long long range)
 {
-	struct rec8 *a = calloc(n ? n : 1, sizeof(*a));
-	struct rec8 *b = calloc(n ? n : 1, sizeof(*b));
-	struct rec8 *tmp = calloc(n ? n : 1, sizeof(*tmp));
+	struct rec8 *x = r;
+
+	x->key = range ? k % range : k;
+	x->idx = (unsigned int)i;
+	memset(x->pad, (int)(k >> 56), sizeof(x->pad));
+}
+
+static void fill4(void *r, size_t i, unsigned long long k,
+		  unsigned long long range)
+{
+	struct rec4 *x = r;
+	unsigned int k32 = (unsigned int)(k >> 32);
+
+	x->key = range ? k32 % (unsigned int)range : k32;
+	x->idx = (unsigned int)i;
+	x->pad = ~k32;
+}
+
+struct kind {
+	size_t		size, key_off, key_size;
+	void		(*fill)(void *, size_t, unsigned long long,
+				unsigned long long);
+	int		(*cmp)(const void *, const void *);
+};
+
+static const struct kind k8 = {
+	sizeof(struct rec8), offsetof(struct rec8, key),
+	sizeof(((struct rec8 *)0)->key), fill8, cmp8
+};
+static const struct kind k4 = {
+	sizeof(struct rec4), offsetof(struct rec4, key),
+	sizeof(((struct rec4 *)0)->key), fill4, cmp4
+};
+
+/* n random records of kind @k: the radix sort must equal qsort's order */
+static void check(const struct kind *k, size_t n, unsigned long long range,
+		  unsigned long long seed)
+{
+	unsigned char *a = calloc(n ? n : 1, k->size);
+	unsigned char *b = calloc(n ? n : 1, k->size);
+	unsigned char *tmp = calloc(n ? n : 1, k->size);
 	unsigned long long s = seed;
 	size_t i;
 
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_non_null(tmp);
-	for (i = 0; i < n; i++) {
-		unsigned long long k = rng_next(&s);
-
-		a[i].key = range ? k % range : k;
-		a[i].idx = (unsigned int)i;
-		memset(a[i].pad, (int)(k >> 56), sizeof(a[i].pad));
-	}
-	memcpy(b, a, n * sizeof(*a));
-	ej_radix_sort(a, tmp, n, sizeof(*a), offsetof(struct rec8, key),
-		      sizeof(a->key));
-	qsort(b, n, sizeof(*b), cmp8);
-	assert_memory_equal(a, b, n * sizeof(*a));
+	for (i = 0; i < n; i++)
+		k->fill(a + i * k->size, i, rng_next(&s), range);
+	memcpy(b, a, n * k->size);
+	ej_radix_sort(a, tmp, n, k->size, k->key_off, k->key_size);
+	qsort(b, n, k->size, k->cmp);
+	assert_memory_equal(a, b, n * k->size);
 	free(a);
 	free(b);
 	free(tmp);
 }
 
+static void check8(size_t n, unsigned long long range, unsigned long long seed)
+{
+	check(&k8, n, range, seed);
+}
+
 static void check4(size_t n, unsigned int range, unsigned long long seed)
 {
-	struct rec4 *a = calloc(n ? n : 1, sizeof(*a));
-	struct rec4 *b = calloc(n ? n : 1, sizeof(*b));
-	struct rec4 *tmp = calloc(n ? n : 1, sizeof(*tmp));
-	unsigned long long s = seed;
-	size_t i;
-
-	assert_non_null(a);
-	assert_non_null(b);
-	assert_non_null(tmp);
-	for (i = 0; i < n; i++) {
-		unsigned int k = (unsigned int)(rng_next(&s) >> 32);
-
-		a[i].key = range ? k % range : k;
-		a[i].idx = (unsigned int)i;
-		a[i].pad = ~k;
-	}
-	memcpy(b, a, n * sizeof(*a));
-	ej_radix_sort(a, tmp, n, sizeof(*a), offsetof(struct rec4, key),
-		      sizeof(a->key));
-	qsort(b, n, sizeof(*b), cmp4);
-	assert_memory_equal(a, b, n * sizeof(*a));
-	free(a);
-	free(b);
-	free(tmp);
+	check(&k4, n, range, seed);
 }
 
 static void test_empty_and_one(void **state)
