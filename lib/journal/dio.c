@@ -13,8 +13,8 @@
  *
  *  - writes, with O_DIRECT on a descriptor of our own: they go to the
  *    device while replay reads the next final versions, up to
- *    EJ_DIO_DEPTH at a time, without copies into the page cache; the
- *    final flush then has little left to do;
+ *    EJ_DIO_DEPTH queued at a time, without copies into the page cache;
+ *    the final flush then has little left to do;
  *  - reads of the log, buffered (its blocks are usually cached), a batch
  *    of them per io_uring_enter.
  *
@@ -58,7 +58,15 @@
 
 #ifdef EJ_HAVE_DIO
 
-#define EJ_DIO_DEPTH	128	/* writes in flight */
+/*
+ * Writes queued or in flight: enough for the whole of one buffer and
+ * most of the other (two halves of 16 MiB in 4 KiB blocks), so that
+ * replay goes on reading the next final versions while the device works
+ * through the last ones.  With 128, replay spent half of bench image b's
+ * write phase waiting for a free slot (b: 1.76 against 1.47 s).
+ */
+#define EJ_DIO_DEPTH	4096
+#define EJ_DIO_SQ	128	/* submission queue entries */
 #define EJ_DIO_GROUP	16	/* writes queued before they are submitted */
 #define EJ_DIO_RDEPTH	64	/* reads per io_uring_enter */
 #ifndef EJ_DIO_WORKERS
@@ -119,10 +127,18 @@ static void ring_unmap(struct ej_ring *q)
 	q->fd = -1;
 }
 
-static int ring_init(struct ej_ring *q, unsigned int entries)
+static int ring_init(struct ej_ring *q, unsigned int entries,
+		     unsigned int cq_entries)
 {
 	struct io_uring_params p;
 	char *sq, *cq;
+	__u32 cq_flag = 0;
+
+#ifdef IORING_SETUP_CQSIZE
+	/* room for every completion: none is ever dropped or held back */
+	if (cq_entries > 2 * entries)
+		cq_flag = IORING_SETUP_CQSIZE;
+#endif
 
 	memset(q, 0, sizeof(*q));
 	q->fd = -1;
@@ -133,15 +149,21 @@ static int ring_init(struct ej_ring *q, unsigned int entries)
 	 * each one (Linux 6.1; older kernels refuse the flags).
 	 */
 	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+		  cq_flag;
+	p.cq_entries = cq_entries;
 	q->fd = (int)syscall(__NR_io_uring_setup, entries, &p);
 #endif
 	if (q->fd < 0) {
 		memset(&p, 0, sizeof(p));
+		p.flags = cq_flag;
+		p.cq_entries = cq_entries;
 		q->fd = (int)syscall(__NR_io_uring_setup, entries, &p);
 	}
 	if (q->fd < 0)
 		return -1;
+	if (p.cq_entries < cq_entries)
+		goto fail;
 	q->sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
 	q->cq_len = p.cq_off.cqes +
 		    p.cq_entries * sizeof(struct io_uring_cqe);
@@ -387,7 +409,8 @@ errcode_t ej_dio_write(struct ej_dio *d, unsigned int tag, const void *buf,
 			redo(d, buf, len, off);
 		return d->err;
 	}
-	while (!d->nfree) {
+	/* a free slot, and room in the submission queue */
+	while (!d->nfree || ring_unsubmitted(&d->w) >= d->w.sq_entries) {
 		step(d);
 		if (d->dead)
 			return d->err;
@@ -549,13 +572,15 @@ struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
 	flags = fcntl(d->fd, F_GETFL);
 	if (flags < 0 || fcntl(d->fd, F_SETFL, flags | O_DIRECT) < 0)
 		goto fail_fd;
-	if (ring_init(&d->w, EJ_DIO_DEPTH) || d->w.sq_entries < EJ_DIO_DEPTH)
+	if (ring_init(&d->w, EJ_DIO_SQ, EJ_DIO_DEPTH) ||
+	    d->w.sq_entries < EJ_DIO_SQ)
 		goto fail_ring;
 	ring_limit_workers(&d->w);
 	/* the log's reads: the same file, through the page cache */
 	if (reads) {
 		d->rfd = open_same(fs, O_RDONLY);
-		if (d->rfd >= 0 && (ring_init(&d->r, EJ_DIO_RDEPTH) ||
+		if (d->rfd >= 0 && (ring_init(&d->r, EJ_DIO_RDEPTH,
+					      2 * EJ_DIO_RDEPTH) ||
 				    d->r.sq_entries < EJ_DIO_RDEPTH)) {
 			ring_unmap(&d->r);
 			close(d->rfd);
