@@ -36,6 +36,12 @@
 #endif
 #endif
 
+#ifdef MAP_POPULATE
+#define EJ_MAP_POPULATE	MAP_POPULATE
+#else
+#define EJ_MAP_POPULATE	0
+#endif
+
 struct ej_big_hdr {
 	size_t	map_len;	/* 0: calloc'ed; else from ptr - EJ_BIG_PAGE */
 };
@@ -58,8 +64,12 @@ static void *small_zalloc(size_t size)
  * Between the two: small pages, mapped afresh.  calloc would do too, but
  * once the process has freed a mapped chunk glibc serves such sizes from
  * the heap and zeroes them with memset, touching every page up front;
- * an anonymous mapping is zero already and faults pages in as they are
- * used.
+ * an anonymous mapping is zero already.  Its pages are brought in by
+ * the mmap call (MAP_POPULATE) rather than by a fault each: these
+ * buffers (read windows, the report's arrays on small journals, the
+ * block map) are used whole, and on a virtual machine a fault costs
+ * microseconds.  Bench image c: 51.8-51.9 against 53.4-54.1 ms
+ * (medians of 21 and 31 alternating runs).
  */
 static void *mid_zalloc(size_t size)
 {
@@ -67,7 +77,7 @@ static void *mid_zalloc(size_t size)
 	char *p;
 
 	p = mmap(NULL, EJ_BIG_PAGE + len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		 MAP_PRIVATE | MAP_ANONYMOUS | EJ_MAP_POPULATE, -1, 0);
 	if (p == MAP_FAILED)
 		return small_zalloc(size);
 	((struct ej_big_hdr *)(p + EJ_BIG_PAGE - EJ_BIG_HDR))->map_len =
