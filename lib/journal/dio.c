@@ -32,8 +32,8 @@
  *
  * It is used only on a plain unix_io channel, on the same file (checked
  * by reading the superblock back through the new descriptor), never on a
- * mounted filesystem, and only where the kernel offers io_uring; anything else keeps the one-call-a-
- * block path, which gives the same result.
+ * mounted filesystem, and only where the kernel offers io_uring; anything
+ * else keeps the one-call-a-block path, which gives the same result.
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
