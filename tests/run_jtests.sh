@@ -10,10 +10,11 @@
 #           "logdump -a", and the journal is replayed by e2journal and by
 #           e2fsprogs' e2fsck, whose results must be the same and match
 #           what the recipe logged;
-#   config  "kind=random|fuzz|fuzz-replay seed=S count=N": that many
-#           generated recipes (random), or damaged journals for "e2journal
-#           dump" (fuzz) or "e2journal replay" under each policy
-#           (fuzz-replay).
+#   config  "kind=random|fuzz|fuzz-replay|e2fsck-diff seed=S count=N":
+#           that many generated recipes (random), or damaged journals for
+#           "e2journal dump" (fuzz), "e2journal replay" under each policy
+#           (fuzz-replay), or our e2fsck against e2fsprogs' and POLICY.md
+#           (e2fsck-diff, tests/gen/jfsck.py).
 # A test reports results as lines "RESULT PASS|FAIL|SKIP name[: why]"; a
 # script that prints none passes with exit 0, is skipped with 77, and
 # fails otherwise.
@@ -175,6 +176,12 @@ for dir in "$top_srcdir"/tests/j_*/; do
 			jgen fuzz --seed "$seed" --count "$count" \
 				--target $target --name "$name" --work "$tw" \
 				--valgrind "$vg" >"$out" 2>"$logf"
+			;;
+		e2fsck-diff)
+			E2FSCK_OURS=$top_builddir/e2fsck/e2fsck \
+				"$PYTHON" "$top_srcdir/tests/gen/jfsck.py" \
+				--seed "$seed" --count "$count" --name "$name" \
+				--work "$tw" >"$out" 2>"$logf"
 			;;
 		*)
 			jgen random --seed "$seed" --count "$count" \

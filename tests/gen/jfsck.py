@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""jfsck.py: our e2fsck against e2fsprogs' e2fsck on damaged journals.
+
+Each case is a random journal written by debugfs (jo/jw/jc, through
+jgen.py's random recipes: 1 KiB and 4 KiB blocks, 32/64-bit, checksums
+none/v1/v2/v3, internal and external journals, re-logged blocks, revokes,
+an uncommitted tail, a log that wraps), damaged one known way:
+
+    commit-csum    a byte of a commit block's checksum (v1/v2/v3)
+    commit-header  a byte of a commit block's magic or sequence
+    data           a byte of a logged data block (past its first four)
+    descr-csum     a byte of a descriptor block's checksum tail (v2/v3)
+    revoke-csum    a byte of a revoke block's checksum tail (v2/v3)
+    jsb-csum       a byte of the journal superblock's checksum (v2/v3)
+    descr-header   a byte of a descriptor block's magic or sequence
+    revoke-rcount  a revoke block's r_count, some odd value
+    zero           any block of the log zeroed
+    flip           1-16 random bits of any block of the log
+
+Then, on copies of the damaged image:
+
+ 1. "e2fsck -E journal_policy=stop -fy" (ours) and e2fsprogs'
+    "e2fsck -fy" print the same, exit the same and leave the same
+    filesystem: every block but the superblocks byte for byte, and the
+    superblocks as dumpe2fs -h shows them, times aside.  The one
+    difference POLICY.md allows: ours does not write a tag naming a block
+    outside the filesystem or inside the journal (it says so).
+ 2. Ours under the default policy (replay-all), "-fy": every block the
+    journal logs or revokes holds what POLICY.md's decision table says
+    (worked out here from the recipe and the damage, not from any replay),
+    needs_recovery is gone, the exit status says the filesystem was
+    changed whenever the damage is one the policy flags (a bad data block
+    is not, when a later transaction revokes it: as in Linux, a revoked
+    version is never read), and e2fsprogs' "e2fsck -fn" then finds the
+    filesystem clean.  For the last four kinds the content is not
+    predicted: only a sane exit status and a clean filesystem.
+
+usage: jfsck.py --seed S --count N --name NAME --work DIR [--only I]
+Environment as jgen.py, and E2FSCK_OURS (our e2fsck).  Results are lines
+"RESULT PASS|FAIL name[: why]"; details go to stderr.
+"""
+
+import argparse
+import os
+import random
+import re
+import shutil
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import jfmt  # noqa: E402
+import jgen  # noqa: E402
+
+ENV = jgen.ENV
+REF = jgen.E2FSCK
+OURS = ENV.get("E2FSCK_OURS", "")
+KINDS = ["commit-csum", "commit-header", "data", "descr-csum",
+         "revoke-csum", "jsb-csum", "descr-header", "revoke-rcount", "zero",
+         "flip"]
+CSUM_ONLY = {"commit-csum"}                     # not with csum none
+V23_ONLY = {"descr-csum", "revoke-csum", "jsb-csum"}
+OUT_OF_RANGE = "outside the filesystem or inside the journal"
+
+
+def log(msg):
+    sys.stderr.write(msg.rstrip("\n") + "\n")
+
+
+def tid_le(a, b):
+    return ((b - a) & 0xFFFFFFFF) < 0x80000000
+
+
+class Damage:
+    """What was done to the journal, and what replay-all must make of it:
+    transactions left out (by recipe number), versions not written,
+    versions written with a byte changed, and whether it is flagged."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.what = kind
+        self.excluded = set()
+        self.skipped = set()            # (txn no, index)
+        self.flips = {}                 # (txn no, index) -> (byte, xor)
+        self.flagged = False
+        self.predictable = True
+
+
+def xor_byte(j, blk, off, mask):
+    raw = bytearray(j.read(blk))
+    raw[off] ^= mask
+    j.write(blk, bytes(raw))
+
+
+def descriptor_of(walked_txn):
+    """For each tag of a walked transaction, the descriptor holding it."""
+    out, cur = [], None
+    for jb, kind in walked_txn["blocks"].items():
+        if kind == "descriptor":
+            cur = jb
+        elif kind == "data":
+            out.append(cur)
+    return out
+
+
+def choose_kind(rnd, csum, b):
+    """A kind, at random, that the journal's checksum mode and contents
+    allow."""
+    txns = b.txns if b.walked[0] else []
+    ok = []
+    for k in KINDS:
+        if k in V23_ONLY and csum not in ("v2", "v3"):
+            continue
+        if k in CSUM_ONLY and csum == "none":
+            continue
+        if k in ("commit-csum", "commit-header") and \
+                not any(t["committed"] for t in txns):
+            continue
+        if k in ("data", "descr-csum", "descr-header") and \
+                not any(t["log"] for t in txns):
+            continue
+        if k in ("revoke-csum", "revoke-rcount") and \
+                not any(t["revoke"] for t in txns):
+            continue
+        if k != "jsb-csum" and not txns:
+            continue
+        ok.append(k)
+    if not ok:
+        return None
+    return rnd.choice(ok)
+
+
+def damage(rnd, b, j, kind, csum):
+    """Damage journal @j (a copy of build @b's) one way of @kind."""
+    d = Damage(kind)
+    walked = b.walked[0]
+    txns = b.txns
+    bs = j.bs
+    committed = [k for k, t in enumerate(txns) if t["committed"]]
+    if kind in ("commit-csum", "commit-header"):
+        k = rnd.choice(committed)
+        cb = [jb for jb, x in walked[k]["blocks"].items() if x == "commit"][0]
+        if kind == "commit-csum":
+            xor_byte(j, cb, 16 + rnd.randrange(4), rnd.randint(1, 255))
+        else:
+            # the magic, or the sequence's top byte (never the next tid)
+            xor_byte(j, cb, rnd.choice([0, 1, 2, 3, 8]), rnd.randint(1, 255))
+            # garbled: a transaction of the next sequence after it makes
+            # it one whose commit failed; else it never committed
+            if k == len(txns) - 1:
+                d.excluded.add(txns[k]["no"])
+        d.flagged = kind == "commit-csum" or k != len(txns) - 1
+        d.what = "%s of txn %d (tid %d)" % (kind, txns[k]["no"],
+                                           txns[k]["tid"])
+    elif kind == "data":
+        cand = [(k, i) for k, t in enumerate(txns) for i in range(len(t["log"]))]
+        k, i = rnd.choice(cand)
+        jb = walked[k]["tags"][i][1]
+        off, mask = 4 + rnd.randrange(bs - 4), rnd.randint(1, 255)
+        xor_byte(j, jb, off, mask)
+        no = txns[k]["no"]
+        if csum in ("v2", "v3"):
+            d.skipped.add((no, i))
+            # as in Linux, a revoked version is never read, so never
+            # found bad
+            blk, tid = txns[k]["log"][i], txns[k]["tid"]
+            d.flagged = txns[k]["committed"] and not any(
+                blk in r["revoke"] and tid_le(tid, r["tid"])
+                for r in txns if r["committed"])
+        else:
+            d.flips[(no, i)] = (off, mask)
+            d.flagged = csum == "v1" and txns[k]["committed"]
+        d.what = "data %d of txn %d (block %d), byte %d ^ 0x%02x" % (
+            i, no, txns[k]["log"][i], off, mask)
+    elif kind == "descr-csum":
+        cand = [k for k, t in enumerate(txns) if t["log"]]
+        k = rnd.choice(cand)
+        owners = descriptor_of(walked[k])
+        desc = rnd.choice(sorted(set(owners)))
+        xor_byte(j, desc, bs - 4 + rnd.randrange(4), rnd.randint(1, 255))
+        for i, o in enumerate(owners):
+            if o == desc:
+                d.skipped.add((txns[k]["no"], i))
+        d.flagged = txns[k]["committed"]
+        d.what = "descriptor %d of txn %d: checksum" % (desc, txns[k]["no"])
+    elif kind == "revoke-csum":
+        k = rnd.choice([k for k, t in enumerate(txns) if t["revoke"]])
+        rb = rnd.choice([jb for jb, x in walked[k]["blocks"].items()
+                         if x == "revoke"])
+        xor_byte(j, rb, bs - 4 + rnd.randrange(4), rnd.randint(1, 255))
+        d.flagged = txns[k]["committed"]
+        d.what = "revoke block %d of txn %d: checksum" % (rb, txns[k]["no"])
+    elif kind == "jsb-csum":
+        raw = bytearray(j.read(j.sb_block))
+        raw[0xFC + rnd.randrange(4)] ^= rnd.randint(1, 255)
+        j.write(j.sb_block, bytes(raw))
+        d.flagged = True
+    elif kind in ("descr-header", "revoke-rcount", "zero"):
+        want = {"descr-header": ("descriptor",), "revoke-rcount": ("revoke",),
+                "zero": ("descriptor", "data", "revoke", "commit")}[kind]
+        blk, what = rnd.choice([(jb, x) for t in walked
+                                for jb, x in t["blocks"].items()
+                                if x in want])
+        raw = bytearray(j.read(blk))
+        if kind == "descr-header":
+            raw[rnd.choice([0, 1, 2, 3, 8])] ^= rnd.randint(1, 255)
+        elif kind == "revoke-rcount":
+            raw[12:16] = struct.pack(">I", rnd.choice(
+                [0, 1, 15, 17, bs - 1, bs + 8, 0x7FFFFFFF, 0xFFFFFFFF,
+                 rnd.getrandbits(32)]))
+        else:
+            raw = bytearray(bs)
+        j.write(blk, bytes(raw))
+        d.predictable = False
+        d.what = "%s: %s block %d" % (kind, what, blk)
+    else:
+        blocks = sorted({jb for t in walked for jb in t["blocks"]})
+        blk = rnd.choice(blocks)
+        raw = bytearray(j.read(blk))
+        n = rnd.randint(1, 16)
+        for _ in range(n):
+            raw[rnd.randrange(len(raw))] ^= 1 << rnd.randrange(8)
+        j.write(blk, bytes(raw))
+        d.predictable = False
+        d.what = "%d bit flips in log block %d (%s)" % (
+            n, blk, [t["blocks"][blk] for t in walked
+                     if blk in t["blocks"]][0])
+    return d
+
+
+def model(b, d):
+    """fs block -> the content replay-all leaves there (absent: as
+    before), from the recipe and the damage."""
+    live = [t for t in b.txns if t["committed"] and t["tid"] is not None
+            and t["no"] not in d.excluded]
+    final = {}
+    for t in live:
+        for i, (blk, data) in enumerate(zip(t["log"], t["data"])):
+            if (t["no"], i) in d.skipped:
+                continue
+            if any(blk in r["revoke"] and tid_le(t["tid"], r["tid"])
+                   for r in live):
+                continue
+            if (t["no"], i) in d.flips:
+                off, mask = d.flips[(t["no"], i)]
+                data = bytearray(data)
+                data[off] ^= mask
+                data = bytes(data)
+            final[blk] = data
+    return final
+
+
+def block(path, bs, n):
+    with open(path, "rb") as f:
+        f.seek(n * bs)
+        return f.read(bs)
+
+
+def superblocks(img):
+    rc, out, err = jfmt.run([jgen.DUMPE2FS, img], ENV)
+    return {int(m) for m in re.findall(r"[Ss]uperblock at (\d+)", out)}
+
+
+def fsck(d, prog, args, has_jnl):
+    """Run @prog ARGS on "img" in directory @d: (exit, normalised
+    output)."""
+    argv = [prog] + args + (["-j", "img.jnl"] if has_jnl else []) + ["img"]
+    rc, out = run_in(argv, d)
+    text = []
+    for line in out.splitlines():
+        if line.startswith("Memory used:") or line.startswith("I/O read:"):
+            continue
+        if line.startswith(prog + ":"):
+            line = "e2fsck:" + line[len(prog) + 1:]
+        text.append(line)
+    return rc, text
+
+
+def run_in(argv, cwd):
+    import subprocess
+    try:
+        p = subprocess.run(argv, env=ENV, cwd=cwd, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    except OSError as e:
+        return 127, "%s: %s\n" % (argv[0], e)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def sb_view(d, random_seq=False):
+    """dumpe2fs -h of "img", times and checksums aside (and the journal's
+    sequence when @random_seq)."""
+    rc, out, err = jfmt.run([jgen.DUMPE2FS, "-h", os.path.join(d, "img")],
+                            ENV)
+    skip = re.compile(r"time|Last|created|Lifetime|Checksum:|Next check|"
+                      r"Journal checksum:")
+    return [l for l in out.splitlines() if not skip.search(l) and
+            not (random_seq and l.startswith("Journal sequence:"))]
+
+
+def setup(b, dmg_img, dmg_jnl, d):
+    os.makedirs(d, exist_ok=True)
+    jgen.sparse_copy(dmg_img, os.path.join(d, "img"))
+    if dmg_jnl:
+        jgen.sparse_copy(dmg_jnl, os.path.join(d, "img.jnl"))
+
+
+def first_diff(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return "line %d: %r / %r" % (i + 1, x, y)
+    return "line %d: one output ends" % (min(len(a), len(b)) + 1)
+
+
+def compare_stop(b, d, work, where):
+    """Check 1: returns a list of problems."""
+    bad = []
+    bs = b.spec.bs
+    rr, rout = fsck(os.path.join(work, "ref"), REF, ["-fy"], b.jnl)
+    orc, oout = fsck(os.path.join(work, "stop"), OURS,
+                     ["-E", "journal_policy=stop", "-fy"], b.jnl)
+    if orc >= 128 or orc < 0:
+        return ["stop: our e2fsck died (exit %d); %s" % (orc, where)]
+    if any(OUT_OF_RANGE in l for l in oout):
+        return []               # POLICY.md's one allowed difference
+    if rr != orc:
+        bad.append("stop: exit %d, e2fsprogs %d; %s" % (orc, rr, where))
+    if rout != oout:
+        bad.append("stop: output differs from e2fsprogs' at %s; %s" %
+                   (first_diff(oout, rout), where))
+    sbs = superblocks(os.path.join(work, "ref", "img"))
+    # e2fsprogs gives a journal it resets for a bad superblock a random
+    # sequence: that field (and so the checksum) may differ
+    random_seq = any("Journal superblock is corrupt" in l for l in rout)
+    jname = "img.jnl" if b.jnl else "img"
+    for name in ("img", "img.jnl"):
+        if name == "img.jnl" and not b.jnl:
+            continue
+        imgs = []
+        for who in ("ref", "stop"):
+            p = os.path.join(work, who, name)
+            with open(p, "rb") as f:
+                raw = bytearray(f.read())
+            if random_seq and name == jname:
+                j = b.open_journal(p if name == "img" else None,
+                                   p if name == "img.jnl" else None)
+                off = j.phys(j.sb_block) * bs
+                raw[off + 0x18:off + 0x1C] = bytes(4)
+                raw[off + 0xFC:off + 0x100] = bytes(4)
+            imgs.append(raw)
+        x, y = imgs
+        if len(x) != len(y):
+            bad.append("stop: %s size %d, e2fsprogs %d; %s" % (
+                name, len(y), len(x), where))
+            continue
+        for n in range(len(x) // bs):
+            if x[n * bs:(n + 1) * bs] != y[n * bs:(n + 1) * bs] and \
+                    not (name == "img" and n in sbs):
+                bad.append("stop: %s block %d differs from e2fsprogs'; %s"
+                           % (name, n, where))
+                break
+    va, vb = sb_view(os.path.join(work, "ref"), random_seq), \
+        sb_view(os.path.join(work, "stop"), random_seq)
+    if va != vb:
+        bad.append("stop: superblock differs from e2fsprogs' at %s; %s" %
+                   (first_diff(vb, va), where))
+    return bad
+
+
+def check_all(b, dmg, pre_img, work, where):
+    """Check 2: returns a list of problems."""
+    bad = []
+    bs = b.spec.bs
+    d = os.path.join(work, "all")
+    rc, out = fsck(d, OURS, ["-fy"], b.jnl)
+    if rc not in (0, 1):
+        return ["replay-all: exit %d; %s\n    %s" % (rc, where,
+                                                     "\n    ".join(out))]
+    if dmg.flagged and rc != 1:
+        bad.append("replay-all: exit %d on flagged damage; %s" % (rc, where))
+    img = os.path.join(d, "img")
+    state = jgen.fs_state(img)
+    if state[1] & jgen.RECOVER:
+        bad.append("replay-all: needs_recovery still set; %s" % where)
+    if dmg.predictable:
+        final = model(b, dmg)
+        touched = {x for t in b.txns for x in t["log"] + t["revoke"]}
+        wrong = []
+        for blk in sorted(touched):
+            want = final.get(blk)
+            if want is None:
+                want = block(pre_img, bs, blk)
+            if block(img, bs, blk) != want:
+                wrong.append(blk)
+        if wrong:
+            bad.append("replay-all: blocks %s differ from the policy's "
+                       "model; %s" % (wrong[:8], where))
+    rc2, out2 = fsck(d, REF, ["-fn"], b.jnl)
+    if rc2 != 0:
+        bad.append("replay-all: e2fsprogs' -fn afterwards exits %d; %s\n"
+                   "    %s" % (rc2, where, "\n    ".join(out2[-8:])))
+    return bad
+
+
+def run_case(seed, i, work):
+    rnd = random.Random("jfsck/%s/%d" % (seed, i))
+    head, bs, jsize, b64, csum = jgen.random_header(rnd, i)
+    sub = os.path.join(work, "%03d" % i)
+    if os.path.isdir(sub):
+        shutil.rmtree(sub)
+    os.makedirs(sub)
+    probe = jgen.Build(jgen.Spec("\n".join(head) + "\n"), sub)
+    probe.mkfs()
+    probe.layout()
+    body = jgen.random_body(rnd, bs, jsize, b64, csum, len(probe.lay.free))
+    text = "\n".join(head + body) + "\n"
+    b = jgen.Build(jgen.Spec(text), sub)
+    b.build()
+    kind = choose_kind(rnd, csum, b)
+    desc = "case %d (%s %dk %s %s%s)" % (i, csum, bs // 1024,
+                                         "64bit" if b64 else "32bit",
+                                         "external" if b.jnl else "internal",
+                                         "" if kind else ", empty journal")
+    if not kind:
+        return desc, []
+    dimg = os.path.join(sub, "damaged")
+    djnl = os.path.join(sub, "damaged.jnl") if b.jnl else None
+    jgen.sparse_copy(b.img, dimg)
+    if djnl:
+        jgen.sparse_copy(b.jnl, djnl)
+    j = b.open_journal(dimg, djnl)
+    dmg = damage(rnd, b, j, kind, csum)
+    where = "seed %s %s: %s" % (seed, desc, dmg.what)
+    for who in ("ref", "stop", "all"):
+        setup(b, dimg, djnl, os.path.join(sub, who))
+    bad = compare_stop(b, dmg, sub, where)
+    bad += check_all(b, dmg, dimg, sub, where)
+    return where, bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--count", type=int, default=20)
+    ap.add_argument("--name", default="jfsck")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--only", type=int)
+    a = ap.parse_args()
+    if not OURS or not os.access(OURS, os.X_OK):
+        print("RESULT FAIL %s: E2FSCK_OURS (%r) is not a program" %
+              (a.name, OURS))
+        return 1
+    nbad = ncase = 0
+    for i in range(a.count):
+        if a.only is not None and i != a.only:
+            continue
+        try:
+            where, bad = run_case(a.seed, i, a.work)
+        except (jgen.SpecError, RuntimeError, IOError) as e:
+            where, bad = "case %d" % i, ["could not build: %s" % e]
+        ncase += 1
+        log("%s: %s" % (where, "ok" if not bad else "MISMATCH"))
+        for x in bad:
+            log("  " + x)
+        if bad:
+            nbad += 1
+            if not a.only:
+                print("RESULT FAIL %s/%03d: %s" % (a.name, i, bad[0]))
+        elif not ENV.get("EJ_KEEP"):
+            shutil.rmtree(os.path.join(a.work, "%03d" % i),
+                          ignore_errors=True)
+    if a.only is not None and nbad:
+        print("RESULT FAIL %s: case %d" % (a.name, a.only))
+    elif not nbad:
+        print("RESULT PASS %s: %d damaged journals, ours as e2fsprogs "
+              "under stop and as POLICY.md under replay-all" %
+              (a.name, ncase))
+    return 1 if nbad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
