@@ -81,8 +81,8 @@ struct e2fsck_ctx {
 	int		policy;		/* enum jbd2_replay_policy */
 	int		policy_set;	/* 1: -E, 2: e2fsck.conf */
 	int		conf_bad;	/* e2fsck.conf is not profile syntax */
-	const char	*report_file;	/* journal_report= */
-	const char	*save_file;	/* journal_save= */
+	char		*report_file;	/* journal_report= */
+	char		*save_file;	/* journal_save= */
 
 	/* what the engine gets: the user's options, our -E keys removed */
 	char		**engine_argv;

@@ -499,9 +499,12 @@ static void engine_key(struct e2fsck_ctx *ctx, const char *key, const char *arg)
 /*
  * The last -E, checked as e2fsck checks it (it would otherwise fail only
  * after the journal phase has run).  e2fsck's own keys are kept for the
- * engine; ours are taken out.
+ * engine; ours are taken out.  e2fsck reads only the last -E; of an
+ * earlier one (@ours_only) only our keys are read, so that
+ * "-E journal_policy=stop ... -E journal_only" keeps its policy.
  */
-static void parse_extended_opts(struct e2fsck_ctx *ctx, const char *opts)
+static void parse_extended_opts(struct e2fsck_ctx *ctx, const char *opts,
+				int ours_only)
 {
 	static const char *const plain[] = {
 		"fragcheck", "discard", "nodiscard", "optimize_extents",
@@ -535,12 +538,17 @@ static void parse_extended_opts(struct e2fsck_ctx *ctx, const char *opts)
 				bad++;
 				continue;
 			}
-			if (token[8] == 'r')
+			if (token[8] == 'r') {
+				free(ctx->report_file);
 				ctx->report_file = xstrdup(arg);
-			else
+			} else {
+				free(ctx->save_file);
 				ctx->save_file = xstrdup(arg);
+			}
 			continue;
 		}
+		if (ours_only)
+			continue;
 		if (!strcmp(token, "ea_ver")) {
 			unsigned long v = arg ? strtoul(arg, &end, 0) : 0;
 
@@ -860,8 +868,11 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 		exec_engine(ctx, argv);
 
 	build_engine_argv(ctx, nopts, optc, optv);
+	for (c = 0; c < nopts; c++)
+		if (*optc[c] == 'E' && optv[c] != extended)
+			parse_extended_opts(ctx, optv[c], 1);
 	if (extended)
-		parse_extended_opts(ctx, extended);
+		parse_extended_opts(ctx, extended, 0);
 	if (getenv("E2FSCK_FIXES_ONLY"))
 		ctx->options |= E2F_OPT_FIXES_ONLY;
 	if ((ctx->options & E2F_OPT_FIXES_ONLY) &&

@@ -114,6 +114,26 @@ run "$WORK/refuse.conf" -fy -E journal_policy=stop
 expect_rc 0
 expect_out "Journal transaction 2 was corrupt, replay was aborted."
 
+# --- several -E: e2fsck reads only the last, but our key of an
+# earlier one still counts (and a later journal_policy wins)
+NAME="-E journal_policy=stop -y -E journal_only"
+commit_bad
+run /dev/null -E journal_policy=stop -y -E journal_only
+expect_rc 0
+expect_out "Journal transaction 2 was corrupt, replay was aborted."
+
+NAME="-E journal_policy=stop -E journal_policy=replay-all,journal_only"
+commit_bad
+run /dev/null -E journal_policy=stop -y -E journal_policy=replay-all,journal_only
+expect_rc 1
+expect_out "journal transaction 2 was corrupt; replayed it"
+
+NAME="-E journal_policy=bogus -E journal_only"
+commit_bad
+run /dev/null -E journal_policy=bogus -y -E journal_only
+expect_rc 1	# e2fsck's exit for a bad -E
+expect_out "Invalid journal policy: bogus"
+
 NAME="e2fsck.conf refuse"
 commit_bad
 before=$(img_sum)

@@ -19,21 +19,22 @@ an uncommitted tail, a log that wraps), damaged one known way:
 
 Then, on copies of the damaged image:
 
- 1. "e2fsck -E journal_policy=stop -fy" (ours) and e2fsprogs'
-    "e2fsck -fy" print the same, exit the same and leave the same
-    filesystem: every block but the superblocks byte for byte, and the
-    superblocks as dumpe2fs -h shows them, times aside.  The one
-    difference POLICY.md allows: ours does not write a tag naming a block
-    outside the filesystem or inside the journal (it says so).
- 2. Ours under the default policy (replay-all), "-fy": every block the
-    journal logs or revokes holds what POLICY.md's decision table says
-    (worked out here from the recipe and the damage, not from any replay),
-    needs_recovery is gone, the exit status says the filesystem was
-    changed whenever the damage is one the policy flags (a bad data block
-    is not, when a later transaction revokes it: as in Linux, a revoked
-    version is never read), and e2fsprogs' "e2fsck -fn" then finds the
-    filesystem clean.  For the last four kinds the content is not
-    predicted: only a sane exit status and a clean filesystem.
+ 1. "e2fsck -E journal_policy=stop MODE" (ours) and e2fsprogs' "e2fsck
+    MODE" (MODE -fy, -y, -p, -fp or -y -E journal_only) print the same,
+    exit the same and leave the same filesystem: every block but the
+    superblocks byte for byte, and the superblocks as dumpe2fs -h shows
+    them, times aside.  The one difference POLICY.md allows: ours does not
+    write a tag naming a block outside the filesystem or inside the
+    journal (it says so).
+ 2. Ours under the default policy (replay-all), with -fy, -y or -p: every
+    block the journal logs or revokes holds what POLICY.md's decision
+    table says (worked out here from the recipe and the damage, not from
+    any replay), needs_recovery is gone, the exit status says the
+    filesystem was changed whenever the damage is one the policy flags (a
+    bad data block is not, when a later transaction revokes it: as in
+    Linux, a revoked version is never read), and e2fsprogs' "e2fsck -fn"
+    then finds the filesystem clean.  For the last four kinds the content
+    is not predicted: only a sane exit status and a clean filesystem.
 
 usage: jfsck.py --seed S --count N --name NAME --work DIR [--only I]
 Environment as jgen.py, and E2FSCK_OURS (our e2fsck).  Results are lines
@@ -60,6 +61,9 @@ KINDS = ["commit-csum", "commit-header", "data", "descr-csum",
          "flip"]
 CSUM_ONLY = {"commit-csum"}                     # not with csum none
 V23_ONLY = {"descr-csum", "revoke-csum", "jsb-csum"}
+# how e2fsck is run: boot (-p), rescue (-fy), test suites (-y -E ...)
+STOP_MODES = [["-fy"], ["-y"], ["-p"], ["-fp"], ["-y", "-E", "journal_only"]]
+ALL_MODES = [["-fy"], ["-y"], ["-p"]]
 OUT_OF_RANGE = "outside the filesystem or inside the journal"
 
 
@@ -311,13 +315,13 @@ def first_diff(a, b):
     return "line %d: one output ends" % (min(len(a), len(b)) + 1)
 
 
-def compare_stop(b, d, work, where):
+def compare_stop(b, d, work, where, mode):
     """Check 1: returns a list of problems."""
     bad = []
     bs = b.spec.bs
-    rr, rout = fsck(os.path.join(work, "ref"), REF, ["-fy"], b.jnl)
+    rr, rout = fsck(os.path.join(work, "ref"), REF, mode, b.jnl)
     orc, oout = fsck(os.path.join(work, "stop"), OURS,
-                     ["-E", "journal_policy=stop", "-fy"], b.jnl)
+                     ["-E", "journal_policy=stop"] + mode, b.jnl)
     if orc >= 128 or orc < 0:
         return ["stop: our e2fsck died (exit %d); %s" % (orc, where)]
     if any(OUT_OF_RANGE in l for l in oout):
@@ -366,12 +370,12 @@ def compare_stop(b, d, work, where):
     return bad
 
 
-def check_all(b, dmg, pre_img, work, where):
+def check_all(b, dmg, pre_img, work, where, mode):
     """Check 2: returns a list of problems."""
     bad = []
     bs = b.spec.bs
     d = os.path.join(work, "all")
-    rc, out = fsck(d, OURS, ["-fy"], b.jnl)
+    rc, out = fsck(d, OURS, mode, b.jnl)
     if rc not in (0, 1):
         return ["replay-all: exit %d; %s\n    %s" % (rc, where,
                                                      "\n    ".join(out))]
@@ -432,8 +436,11 @@ def run_case(seed, i, work):
     where = "seed %s %s: %s" % (seed, desc, dmg.what)
     for who in ("ref", "stop", "all"):
         setup(b, dimg, djnl, os.path.join(sub, who))
-    bad = compare_stop(b, dmg, sub, where)
-    bad += check_all(b, dmg, dimg, sub, where)
+    smode = rnd.choice(STOP_MODES)
+    amode = rnd.choice(ALL_MODES)
+    where += " (stop %s, replay-all %s)" % (" ".join(smode), " ".join(amode))
+    bad = compare_stop(b, dmg, sub, where, smode)
+    bad += check_all(b, dmg, dimg, sub, where, amode)
     return where, bad
 
 
