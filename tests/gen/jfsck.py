@@ -33,8 +33,11 @@ Then, on copies of the damaged image:
     filesystem was changed whenever the damage is one the policy flags (a
     bad data block is not, when a later transaction revokes it: as in
     Linux, a revoked version is never read), and e2fsprogs' "e2fsck -fn"
-    then finds the filesystem clean.  For the last four kinds the content
-    is not predicted: only a sane exit status and a clean filesystem.
+    then finds the filesystem clean; the run's JSON report
+    (-E journal_report=) gives every version of a replayed transaction
+    its verdict: replayed, superseded, revoked, bad_csum or
+    untrusted_desc.  For the last four kinds neither content nor verdicts
+    are predicted: only a sane exit status and a clean filesystem.
 
 usage: jfsck.py --seed S --count N --name NAME --work DIR [--only I]
 Environment as jgen.py, and E2FSCK_OURS (our e2fsck).  Results are lines
@@ -42,6 +45,7 @@ Environment as jgen.py, and E2FSCK_OURS (our e2fsck).  Results are lines
 """
 
 import argparse
+import json
 import os
 import random
 import re
@@ -254,6 +258,57 @@ def model(b, d):
     return final
 
 
+def verdicts(b, d):
+    """(tid, fs block) -> the verdicts the report may give that version
+    of a transaction replay-all replays, from the recipe and the
+    damage."""
+    live = [t for t in b.txns if t["committed"] and t["tid"] is not None
+            and t["no"] not in d.excluded]
+    out, last = {}, {}
+    for t in live:
+        for i, blk in enumerate(t["log"]):
+            key = (t["tid"], blk)
+            revoked = any(blk in r["revoke"] and tid_le(t["tid"], r["tid"])
+                          for r in live)
+            if (t["no"], i) in d.skipped:
+                if d.kind == "descr-csum":
+                    # its tags are not trusted, revoked or not
+                    out[key] = {"untrusted_desc", "revoked"}
+                else:
+                    out[key] = {"revoked" if revoked else "bad_csum"}
+            elif revoked:
+                out[key] = {"revoked"}
+            else:
+                if blk in last:
+                    out[last[blk]] = {"superseded"}
+                last[blk] = key
+                out[key] = {"replayed"}
+    return out
+
+
+def check_report(b, d, path, where):
+    """The JSON report of the replay-all run against verdicts()."""
+    try:
+        with open(path) as f:
+            rep = json.load(f)
+    except (IOError, ValueError) as e:
+        return ["replay-all: no report (%s); %s" % (e, where)]
+    want = verdicts(b, d)
+    got = {}
+    for e in rep.get("blocks", []):
+        got[(e["tid"], e["fs_block"])] = e["verdict"]
+    bad = []
+    for key, ok in sorted(want.items()):
+        if got.get(key) not in ok:
+            bad.append("tid %d block %d: %s, not %s" % (
+                key[0], key[1], got.get(key), "/".join(sorted(ok))))
+    if bad:
+        return ["replay-all: report verdicts %s%s; %s" % (
+            "; ".join(bad[:4]), " (%d in all)" % len(bad)
+            if len(bad) > 4 else "", where)]
+    return []
+
+
 def block(path, bs, n):
     with open(path, "rb") as f:
         f.seek(n * bs)
@@ -375,7 +430,9 @@ def check_all(b, dmg, pre_img, work, where, mode):
     bad = []
     bs = b.spec.bs
     d = os.path.join(work, "all")
-    rc, out = fsck(d, OURS, mode, b.jnl)
+    report = os.path.join(d, "report.json")
+    rc, out = fsck(d, OURS, mode + ["-E", "journal_report=" + report],
+                   b.jnl)
     if rc not in (0, 1):
         return ["replay-all: exit %d; %s\n    %s" % (rc, where,
                                                      "\n    ".join(out))]
@@ -398,6 +455,7 @@ def check_all(b, dmg, pre_img, work, where, mode):
         if wrong:
             bad.append("replay-all: blocks %s differ from the policy's "
                        "model; %s" % (wrong[:8], where))
+        bad += check_report(b, dmg, report, where)
     rc2, out2 = fsck(d, REF, ["-fn"], b.jnl)
     if rc2 != 0:
         bad.append("replay-all: e2fsprogs' -fn afterwards exits %d; %s\n"
