@@ -873,13 +873,14 @@ static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 			"while reading the journal of %s", ctx->device_name);
 		return;
 	}
+	/* before the rehearsal, so that what it prints comes under it */
+	log_out(ctx,
+		"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
+		ctx->device_name, ej_policy_name(ctx->policy));
 	ret = jbd2_journal_recover(j);
 	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC)
 		e2f_com_err(ctx, ctx->program_name, -ret,
 			"while reading the journal of %s", ctx->device_name);
-	log_out(ctx,
-		"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
-		ctx->device_name, ej_policy_name(ctx->policy));
 	if (!ej_report_text(ej_journal_report(j), 0, &text))
 		log_out(ctx, "%s", text);
 	free(text);
