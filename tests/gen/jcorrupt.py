@@ -290,11 +290,6 @@ def parse_layout(path):
     return lay
 
 
-def tid_le(a, b):
-    """a <= b, modulo 2^32."""
-    return ((b - a) & 0xFFFFFFFF) < 0x80000000
-
-
 def model_final(txns, lay, excluded, skipped):
     """fs block -> (txn index, data index) of the version replay leaves,
     for the policy that replays every transaction not in @excluded,
@@ -309,7 +304,7 @@ def model_final(txns, lay, excluded, skipped):
             if (t, i) in skipped:
                 continue
             revoked = any(b in txns[u]["revokes"] and
-                          tid_le(tid, lay["txns"][u]["tid"])
+                          jfmt.tid_le(tid, lay["txns"][u]["tid"])
                           for u in range(len(txns)) if u not in excluded)
             if not revoked:
                 final[b] = (t, i)

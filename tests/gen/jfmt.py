@@ -205,16 +205,24 @@ class Journal:
         return txns, b, used
 
 
-def run(cmd, env, stdin=None):
-    """(status, stdout, stderr) of @cmd; a program that cannot be started
-    gives status 127, as in the shell."""
+def run(cmd, env, stdin=None, cwd=None, merge=False):
+    """(status, stdout, stderr) of @cmd, run in @cwd; with @merge stderr
+    goes into stdout (interleaved as written) and comes back empty.  A
+    program that cannot be started gives status 127, as in the shell."""
     try:
-        p = subprocess.run(cmd, env=env, input=stdin, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+        p = subprocess.run(cmd, env=env, input=stdin, cwd=cwd,
+                           stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT if merge
+                           else subprocess.PIPE)
     except OSError as e:
         return 127, "", "%s: %s\n" % (cmd[0], e)
     return (p.returncode, p.stdout.decode("utf-8", "replace"),
-            p.stderr.decode("utf-8", "replace"))
+            p.stderr.decode("utf-8", "replace") if p.stderr else "")
+
+
+def tid_le(a, b):
+    """Transaction id a <= b, modulo 2^32 (as JBD2 compares them)."""
+    return ((b - a) & 0xFFFFFFFF) < 0x80000000
 
 
 def _ranges(text):

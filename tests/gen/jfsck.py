@@ -81,8 +81,10 @@ def log(msg):
     sys.stderr.write(msg.rstrip("\n") + "\n")
 
 
-def tid_le(a, b):
-    return ((b - a) & 0xFFFFFFFF) < 0x80000000
+def revoked(blk, tid, txns):
+    """Whether a transaction of @txns revokes @blk for transaction @tid."""
+    return any(blk in r["revoke"] and jfmt.tid_le(tid, r["tid"])
+               for r in txns)
 
 
 class Damage:
@@ -177,10 +179,9 @@ def damage(rnd, b, j, kind, csum):
             d.skipped.add((no, i))
             # as in Linux, a revoked version is never read, so never
             # found bad
-            blk, tid = txns[k]["log"][i], txns[k]["tid"]
-            d.flagged = txns[k]["committed"] and not any(
-                blk in r["revoke"] and tid_le(tid, r["tid"])
-                for r in txns if r["committed"])
+            d.flagged = txns[k]["committed"] and not revoked(
+                txns[k]["log"][i], txns[k]["tid"],
+                [r for r in txns if r["committed"]])
         else:
             d.flips[(no, i)] = (off, mask)
             d.flagged = csum == "v1" and txns[k]["committed"]
@@ -246,58 +247,43 @@ def damage(rnd, b, j, kind, csum):
 
 
 def model(b, d):
-    """fs block -> the content replay-all leaves there (absent: as
-    before), from the recipe and the damage."""
+    """What replay-all must do, from the recipe and the damage: (fs block
+    -> the content it leaves there, absent: as before; (tid, fs block) ->
+    the verdicts the report may give that version of a transaction it
+    replays)."""
     live = [t for t in b.txns if t["committed"] and t["tid"] is not None
             and t["no"] not in d.excluded]
-    final = {}
+    final, verdicts, last = {}, {}, {}
     for t in live:
         for i, (blk, data) in enumerate(zip(t["log"], t["data"])):
+            key = (t["tid"], blk)
+            gone = revoked(blk, t["tid"], live)
             if (t["no"], i) in d.skipped:
+                if d.kind == "descr-csum":
+                    # its tags are not trusted, revoked or not
+                    verdicts[key] = {"untrusted_desc", "revoked"}
+                else:
+                    verdicts[key] = {"revoked" if gone else "bad_csum"}
                 continue
-            if any(blk in r["revoke"] and tid_le(t["tid"], r["tid"])
-                   for r in live):
+            if gone:
+                verdicts[key] = {"revoked"}
                 continue
+            if blk in last:
+                verdicts[last[blk]] = {"superseded"}
+            last[blk] = key
+            verdicts[key] = {"replayed"}
             if (t["no"], i) in d.flips:
                 off, mask = d.flips[(t["no"], i)]
                 data = bytearray(data)
                 data[off] ^= mask
                 data = bytes(data)
             final[blk] = data
-    return final
+    return final, verdicts
 
 
-def verdicts(b, d):
-    """(tid, fs block) -> the verdicts the report may give that version
-    of a transaction replay-all replays, from the recipe and the
-    damage."""
-    live = [t for t in b.txns if t["committed"] and t["tid"] is not None
-            and t["no"] not in d.excluded]
-    out, last = {}, {}
-    for t in live:
-        for i, blk in enumerate(t["log"]):
-            key = (t["tid"], blk)
-            revoked = any(blk in r["revoke"] and tid_le(t["tid"], r["tid"])
-                          for r in live)
-            if (t["no"], i) in d.skipped:
-                if d.kind == "descr-csum":
-                    # its tags are not trusted, revoked or not
-                    out[key] = {"untrusted_desc", "revoked"}
-                else:
-                    out[key] = {"revoked" if revoked else "bad_csum"}
-            elif revoked:
-                out[key] = {"revoked"}
-            else:
-                if blk in last:
-                    out[last[blk]] = {"superseded"}
-                last[blk] = key
-                out[key] = {"replayed"}
-    return out
-
-
-def check_report(b, d, path, where):
-    """The JSON report of the replay-all run against verdicts()."""
-    want = verdicts(b, d)
+def check_report(want, path, where):
+    """The JSON report of the replay-all run against the verdicts @want
+    (model())."""
     if not want and not os.path.exists(path):
         return []               # nothing to recover: no replay, no report
     try:
@@ -320,12 +306,6 @@ def check_report(b, d, path, where):
     return []
 
 
-def block(path, bs, n):
-    with open(path, "rb") as f:
-        f.seek(n * bs)
-        return f.read(bs)
-
-
 def superblocks(img):
     rc, out, err = jfmt.run([jgen.DUMPE2FS, img], ENV)
     return {int(m) for m in re.findall(r"[Ss]uperblock at (\d+)", out)}
@@ -335,7 +315,7 @@ def fsck(d, prog, args, has_jnl):
     """Run @prog ARGS on "img" in directory @d: (exit, normalised
     output)."""
     argv = [prog] + args + (["-j", "img.jnl"] if has_jnl else []) + ["img"]
-    rc, out = run_in(argv, d)
+    rc, out, _ = jfmt.run(argv, ENV, b"", cwd=d, merge=True)
     text, skip = [], False
     for line in out.splitlines():
         if DRY_RUN_FROM in line:
@@ -349,16 +329,6 @@ def fsck(d, prog, args, has_jnl):
             line = "e2fsck:" + line[len(prog) + 1:]
         text.append(line)
     return rc, text
-
-
-def run_in(argv, cwd):
-    import subprocess
-    try:
-        p = subprocess.run(argv, env=ENV, cwd=cwd, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    except OSError as e:
-        return 127, "%s: %s\n" % (argv[0], e)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
 
 
 def sb_view(d, random_seq=False):
@@ -459,19 +429,19 @@ def check_all(b, dmg, pre_img, work, where, mode):
     if state[1] & jgen.RECOVER:
         bad.append("replay-all: needs_recovery still set; %s" % where)
     if dmg.predictable:
-        final = model(b, dmg)
+        final, verdicts = model(b, dmg)
         touched = {x for t in b.txns for x in t["log"] + t["revoke"]}
         wrong = []
         for blk in sorted(touched):
             want = final.get(blk)
             if want is None:
-                want = block(pre_img, bs, blk)
-            if block(img, bs, blk) != want:
+                want = jgen.read_block(pre_img, bs, blk)
+            if jgen.read_block(img, bs, blk) != want:
                 wrong.append(blk)
         if wrong:
             bad.append("replay-all: blocks %s differ from the policy's "
                        "model; %s" % (wrong[:8], where))
-        bad += check_report(b, dmg, report, where)
+        bad += check_report(verdicts, report, where)
     rc2, out2 = fsck(d, REF, ["-fn"], b.jnl)
     if rc2 != 0:
         bad.append("replay-all: e2fsprogs' -fn afterwards exits %d; %s\n"
@@ -489,14 +459,9 @@ def check_refuse(b, dimg, djnl, work, where, mode):
     if rc != 4:
         bad.append("refuse: exit %d, not 4; %s" % (rc, where))
     for src, name in ((dimg, "img"), (djnl, "img.jnl")):
-        if src and not same_file(src, os.path.join(d, name)):
+        if src and jgen.sha(src) != jgen.sha(os.path.join(d, name)):
             bad.append("refuse: %s changed; %s" % (name, where))
     return bad
-
-
-def same_file(a, b):
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        return fa.read() == fb.read()
 
 
 def run_case(seed, i, work):

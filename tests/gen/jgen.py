@@ -487,7 +487,7 @@ class Build:
         for t in committed:
             for b, d in zip(t["log"], t["data"]):
                 revoked = any(b in r["revoke"] and
-                              ((r["tid"] - t["tid"]) & 0xFFFFFFFF) < 0x80000000
+                              jfmt.tid_le(t["tid"], r["tid"])
                               for r in committed)
                 if not revoked:
                     final[b] = (t["no"], d)
