@@ -306,12 +306,34 @@ static int has_incompat(struct jcheck *jc, __u32 mask)
 	       (be32_to_cpu(jc->jsb->s_feature_incompat) & mask);
 }
 
+/*
+ * e2fsck clears the fields past a V1 superblock, feature words included,
+ * before it replays the log.  When they were right (a V2 superblock whose
+ * s_nr_users is damaged, one whose block type says V1) the log is then
+ * read without its 64-bit tags or checksums, and replay writes its data
+ * blocks to places the tags never named.  Under replay-all and refuse
+ * the superblock stays as it is on disk until the log is replayed, which
+ * reads it as Linux would, and is replayed only if it parses cleanly
+ * (run_journal); the fields are cleared once the log is empty.
+ */
 static void clear_v2_fields(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
-	if (!fix_problem(ctx, PR_0_CLEAR_V2_JOURNAL, 0))
-		return;
-	ctx->flags |= E2F_FLAG_PROBLEMS_FIXED;
+	if (!ctx->jsb_v2_kept) {
+		if (!fix_problem(ctx, PR_0_CLEAR_V2_JOURNAL, 0))
+			return;
+		ctx->flags |= E2F_FLAG_PROBLEMS_FIXED;
+		if (!ctx->dry && ctx->policy != JBD2_POLICY_STOP &&
+		    ext2fs_has_feature_journal_needs_recovery(ctx->fs->super))
+			ctx->jsb_v2_kept = 1;
+	}
 	memset(jc->buf + V1_SB_SIZE, 0, ctx->fs->blocksize - V1_SB_SIZE);
+}
+
+/* The superblock on disk must stay as it is for now (clear_v2_fields). */
+static int keep_jsb(struct e2fsck_ctx *ctx)
+{
+	return ctx->jsb_v2_kept &&
+	       ext2fs_has_feature_journal_needs_recovery(ctx->fs->super);
 }
 
 /* A superblock e2fsck gives up on after saying why (@fmt takes the name). */
@@ -428,7 +450,7 @@ static errcode_t release_journal(struct e2fsck_ctx *ctx, struct jcheck *jc,
 	 * A superblock whose checksum failed (replay-all, refuse) is kept as
 	 * it is for the library to see and flag.
 	 */
-	if (!drop && writable(ctx) && !jc->csum_bad) {
+	if (!drop && writable(ctx) && !jc->csum_bad && !keep_jsb(ctx)) {
 		if (reset)
 			jsb->s_start = 0;
 		if (has_incompat(jc, JBD2_FEATURE_INCOMPAT_CSUM_V2 |
@@ -662,7 +684,7 @@ static void recovery_msg(void *arg, const char *msg)
 	log_out(arg, "%s", msg);
 }
 
-static errcode_t open_library_journal(struct e2fsck_ctx *ctx,
+static errcode_t open_library_journal(struct e2fsck_ctx *ctx, int policy,
 				      unsigned int flags, journal_t **ret)
 {
 	/*
@@ -672,7 +694,7 @@ static errcode_t open_library_journal(struct e2fsck_ctx *ctx,
 	 * journals e2fsck replays.
 	 */
 	struct ej_open_opts o = {
-		.policy = ctx->policy,
+		.policy = policy,
 		.flags = flags | EJ_OPEN_NO_CHECK,
 	};
 	struct ej_report *r;
@@ -866,7 +888,8 @@ static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 			ctx->device_name);
 		return;
 	}
-	err = open_library_journal(ctx, EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN,
+	err = open_library_journal(ctx, ctx->policy,
+				   EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN,
 				   &j);
 	if (err) {
 		e2f_com_err(ctx, ctx->program_name, err,
@@ -1136,9 +1159,13 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	struct jcheck jc;
 	journal_t *j = NULL;
 	unsigned int bad, oflags;
+	int policy = ctx->policy;
 	errcode_t err;
 	int ret = 0;
 
+	/* a log whose layout is in doubt is replayed only if it parses */
+	if (ctx->jsb_v2_kept && policy == JBD2_POLICY_REPLAY_ALL)
+		policy = JBD2_POLICY_REFUSE;
 	log_out(ctx, "%s: recovering journal\n", ctx->device_name);
 	if (ctx->fs->flags & EXT2_FLAG_DIRTY)
 		ext2fs_flush(ctx->fs);
@@ -1154,11 +1181,11 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	}
 	oflags = 0;
 	/* refused whatever else it holds: nothing may be written */
-	if (ctx->policy == JBD2_POLICY_REFUSE && jc.csum_bad)
+	if (policy == JBD2_POLICY_REFUSE && jc.csum_bad)
 		oflags = EJ_OPEN_DRY_RUN;
 	put_journal(&jc);
 
-	err = open_library_journal(ctx, oflags, &j);
+	err = open_library_journal(ctx, policy, oflags, &j);
 	if (err && ctx->policy != JBD2_POLICY_STOP) {
 		/* better e2fsprogs' replay than none (e2fsck would drop it) */
 		e2f_com_err(ctx, ctx->program_name, err,
@@ -1196,16 +1223,21 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 		return;
 	}
 
-	if (ctx->policy == JBD2_POLICY_REFUSE && bad) {
+	if (policy == JBD2_POLICY_REFUSE && bad) {
 		char *text = NULL;
 
 		say_damage(ctx, bad);
 		if (!ej_report_text(ej_journal_report(j), 0, &text))
 			log_out(ctx, "%s", text);
 		free(text);
-		log_out(ctx,
-			"%s: nothing replayed (journal_policy=refuse); the journal and the needs_recovery flag are left as they were\n",
-			ctx->device_name);
+		if (ctx->policy == JBD2_POLICY_REFUSE)
+			log_out(ctx,
+				"%s: nothing replayed (journal_policy=refuse); the journal and the needs_recovery flag are left as they were\n",
+				ctx->device_name);
+		else
+			log_out(ctx,
+				"%s: nothing replayed: the journal superblock's V2 fields are invalid and the log does not parse cleanly; the journal and the needs_recovery flag are left as they were\n",
+				ctx->device_name);
 		ej_journal_close(j);
 		ext2fs_free(ctx->fs);
 		ctx->fs = NULL;
