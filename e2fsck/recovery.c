@@ -1173,6 +1173,7 @@ int jbd2_journal_recover(journal_t *journal)
 	journal_superblock_t *sb = journal->j_superblock;
 	struct recovery_info info;
 	unsigned long start = be32_to_cpu(sb->s_start);
+	unsigned long first = journal->j_first;
 	unsigned int i;
 	int err, err2;
 
@@ -1187,11 +1188,19 @@ int jbd2_journal_recover(journal_t *journal)
 		journal->j_transaction_sequence = be32_to_cpu(sb->s_sequence) + 1;
 		return 0;
 	}
+	/*
+	 * A log that starts before s_first: e2fsprogs reads it from s_start
+	 * on all the same, and so does "stop" (wrapping, should it ever get
+	 * to the end, back to s_start).
+	 */
+	if (policy_strict(journal) && start < first)
+		journal->j_first = start;
 	if (journal->j_last <= journal->j_first ||
 	    start < journal->j_first || start >= journal->j_last) {
 		jbd2_recovery_msg(journal,
 				  "JBD2: corrupted journal superblock\n");
 		flag(journal, JBD2_CORRUPT_SUPERBLOCK, 0);
+		journal->j_first = first;
 		return -EFSCORRUPTED;
 	}
 
@@ -1217,6 +1226,7 @@ int jbd2_journal_recover(journal_t *journal)
 			do_replay(journal, &info, REPLAY_REFUSED);
 			jbd2_journal_clear_revoke(journal);
 			free_info(&info);
+			journal->j_first = first;
 			return -EFSCORRUPTED;
 		}
 	}
@@ -1237,6 +1247,7 @@ int jbd2_journal_recover(journal_t *journal)
 	if (!err)
 		err = err2;
 	free_info(&info);
+	journal->j_first = first;
 	return err;
 }
 
