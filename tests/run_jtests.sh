@@ -10,7 +10,8 @@
 #           "logdump -a", and the journal is replayed by e2journal and by
 #           e2fsprogs' e2fsck, whose results must be the same and match
 #           what the recipe logged;
-#   config  "kind=random|fuzz|fuzz-replay|e2fsck-diff seed=S count=N":
+#   config  "kind=random|fuzz|fuzz-replay|e2fsck-diff seed=S count=N
+#           [kinds=K,...]":
 #           that many generated recipes (random), or damaged journals for
 #           "e2journal dump" (fuzz), "e2journal replay" under each policy
 #           (fuzz-replay), or our e2fsck against e2fsprogs' and POLICY.md
@@ -161,6 +162,7 @@ for dir in "$top_srcdir"/tests/j_*/; do
 		kind=$(config_value "$dir/config" kind random)
 		seed=$(config_value "$dir/config" seed 1)
 		count=$(config_value "$dir/config" count 1)
+		kinds=$(config_value "$dir/config" kinds "")
 		case $kind in
 		fuzz|fuzz-replay)
 			target=dump
@@ -181,6 +183,7 @@ for dir in "$top_srcdir"/tests/j_*/; do
 			E2FSCK_OURS=$top_builddir/e2fsck/e2fsck \
 				"$PYTHON" "$top_srcdir/tests/gen/jfsck.py" \
 				--seed "$seed" --count "$count" --name "$name" \
+				${kinds:+--kinds "$kinds"} \
 				--work "$tw" >"$out" 2>"$logf"
 			;;
 		*)

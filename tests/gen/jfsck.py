@@ -16,6 +16,11 @@ an uncommitted tail, a log that wraps), damaged one known way:
     revoke-rcount  a revoke block's r_count, some odd value
     zero           any block of the log zeroed
     flip           1-16 random bits of any block of the log
+    jsb-field      one field of the journal superblock (magic, block type,
+                   block size, length, s_first, s_sequence, s_start,
+                   s_errno, feature words, s_nr_users,
+                   s_max_transaction) set to an odd value, its checksum
+                   (v2/v3) redone three times in four
 
 Then, on copies of the damaged image:
 
@@ -40,8 +45,15 @@ Then, on copies of the damaged image:
     its verdict: replayed, superseded, revoked, bad_csum or
     untrusted_desc.  For the last four kinds neither content nor verdicts
     are predicted: only a sane exit status and a clean filesystem.
+    For jsb-field: an internal journal's s_nr_users is predicted (the log
+    is replayed as if undamaged, although e2fsck clears the superblock's
+    V2 fields); otherwise e2fsck may give up on the superblock as
+    e2fsprogs does (same exit and output), or, where the log's layout is
+    in doubt and it does not parse cleanly, replay nothing (exit 4, image
+    and journal untouched).
 
 usage: jfsck.py --seed S --count N --name NAME --work DIR [--only I]
+                [--kinds K,...]
 Environment as jgen.py, and E2FSCK_OURS (our e2fsck).  Results are lines
 "RESULT PASS|FAIL name[: why]"; details go to stderr.
 """
@@ -64,7 +76,7 @@ REF = jgen.E2FSCK
 OURS = ENV.get("E2FSCK_OURS", "")
 KINDS = ["commit-csum", "commit-header", "data", "descr-csum",
          "revoke-csum", "jsb-csum", "descr-header", "revoke-rcount", "zero",
-         "flip"]
+         "flip", "jsb-field"]
 CSUM_ONLY = {"commit-csum"}                     # not with csum none
 V23_ONLY = {"descr-csum", "revoke-csum", "jsb-csum"}
 # how e2fsck is run: boot (-p), rescue (-fy), test suites (-y -E ...)
@@ -100,6 +112,7 @@ class Damage:
         self.flips = {}                 # (txn no, index) -> (byte, xor)
         self.flagged = False
         self.predictable = True
+        self.jsb = False
 
 
 def xor_byte(j, blk, off, mask):
@@ -119,12 +132,12 @@ def descriptor_of(walked_txn):
     return out
 
 
-def choose_kind(rnd, csum, b):
-    """A kind, at random, that the journal's checksum mode and contents
-    allow."""
+def choose_kind(rnd, csum, b, kinds):
+    """A kind of @kinds, at random, that the journal's checksum mode and
+    contents allow."""
     txns = b.txns if b.walked[0] else []
     ok = []
-    for k in KINDS:
+    for k in kinds:
         if k in V23_ONLY and csum not in ("v2", "v3"):
             continue
         if k in CSUM_ONLY and csum == "none":
@@ -138,12 +151,60 @@ def choose_kind(rnd, csum, b):
         if k in ("revoke-csum", "revoke-rcount") and \
                 not any(t["revoke"] for t in txns):
             continue
-        if k != "jsb-csum" and not txns:
+        if k not in ("jsb-csum", "jsb-field") and not txns:
             continue
         ok.append(k)
     if not ok:
         return None
     return rnd.choice(ok)
+
+
+def jsb_field(rnd, j, csum, wraps):
+    """Set one field of the journal superblock to an odd value, its
+    checksum (v2/v3) recomputed or, one time in four, not: (the field,
+    what was done).  @wraps: the log runs past the end of the journal.
+
+    Left out, as known differences: an s_first past s_start on a log
+    that wraps (e2fsprogs wraps to s_first, or past the journal; ours,
+    under stop, back to s_start), and feature words changed to other
+    known features, which make the log read in another layout (tag size,
+    checksums) that replay-all cannot tell from damage it replays past."""
+    raw = bytearray(j.read(j.sb_block))
+    get = lambda off: struct.unpack(">I", raw[off:off + 4])[0]
+    maxlen, first, start = get(0x10), get(0x14), get(0x1C)
+    firsts = [0, 2, first + 1, maxlen - 1, maxlen]
+    if wraps:
+        firsts = [v for v in firsts if not start or v <= start]
+    choices = {
+        "magic": (0x00, [0, 0xC03B3999, rnd.getrandbits(32)]),
+        "blocktype": (0x04, [0, 1, 2, 5, 3 if get(0x04) == 4 else 4]),
+        "blocksize": (0x0C, [0, 512, j.bs // 2, j.bs * 2, 65536]),
+        "maxlen": (0x10, [0, 1, first, first + 1, maxlen - 1, maxlen + 1,
+                          maxlen * 2, 0xFFFFFFFF]),
+        "first": (0x14, firsts),
+        "sequence": (0x18, [(get(0x18) + 1) & 0xFFFFFFFF,
+                            (get(0x18) - 1) & 0xFFFFFFFF,
+                            rnd.getrandbits(32)]),
+        "start": (0x1C, [0, first, (start + 1) if start else first + 1,
+                         maxlen - 1, maxlen, maxlen + 10,
+                         rnd.randrange(1, max(2, maxlen))]),
+        "errno": (0x20, [0xFFFFFFFB, 0xFFFFFFE4, 1]),
+        "compat": (0x24, [get(0x24) ^ 1, get(0x24) | 2]),
+        "incompat": (0x28, [get(0x28) | 0x100, get(0x28) | 0x8000]),
+        "ro_compat": (0x2C, [get(0x2C) | 1, get(0x2C) | 0x80]),
+        "nr_users": (0x40, [0, 2, 48, 49, 0xFFFFFFFF]),
+        "max_transaction": (0x48, [1, 0xFFFFFFFF]),
+    }
+    name = rnd.choice(sorted(choices))
+    off, vals = choices[name]
+    val = rnd.choice(vals)
+    raw[off:off + 4] = struct.pack(">I", val & 0xFFFFFFFF)
+    resum = csum in ("v2", "v3") and rnd.random() < 0.75
+    if resum:
+        jfmt.jsb_set_checksum(raw)
+    j.write(j.sb_block, bytes(raw))
+    return name, "jsb %s = %#x%s" % (name, val, " (checksum redone)"
+                                     if resum else "")
 
 
 def damage(rnd, b, j, kind, csum):
@@ -231,6 +292,15 @@ def damage(rnd, b, j, kind, csum):
         j.write(blk, bytes(raw))
         d.predictable = False
         d.what = "%s: %s block %d" % (kind, what, blk)
+    elif kind == "jsb-field":
+        raw = j.read(j.sb_block)
+        start = struct.unpack(">I", raw[0x1C:0x20])[0]
+        wraps = any(jb < start for t in walked for jb in t["blocks"])
+        name, d.what = jsb_field(rnd, j, csum, wraps)
+        # an internal journal's s_nr_users says nothing about its log,
+        # which replay-all must then replay as if it were undamaged
+        d.predictable = name == "nr_users" and not b.jnl
+        d.jsb = True
     else:
         blocks = sorted({jb for t in walked for jb in t["blocks"]})
         blk = rnd.choice(blocks)
@@ -419,6 +489,31 @@ def check_all(b, dmg, pre_img, work, where, mode):
     report = os.path.join(d, "report.json")
     rc, out = fsck(d, OURS, mode + ["-E", "journal_report=" + report],
                    b.jnl)
+    if dmg.jsb and any("nothing replayed" in l for l in out):
+        # a log whose layout is in doubt, which does not parse cleanly:
+        # nothing written
+        bad = []
+        if rc != 4:
+            bad.append("replay-all: nothing replayed, exit %d; %s" %
+                       (rc, where))
+        for name in ("img", "img.jnl") if b.jnl else ("img",):
+            if jgen.sha(os.path.join(d, name)) != \
+                    jgen.sha(os.path.join(work, "damaged" +
+                                          name[3:])):
+                bad.append("replay-all: exit 4 but %s changed; %s" %
+                           (name, where))
+        return bad
+    if rc not in (0, 1) and dmg.jsb:
+        # a journal superblock e2fsck gives up on: as e2fsprogs does
+        r = os.path.join(work, "allref")
+        setup(b, os.path.join(work, "damaged"),
+              os.path.join(work, "damaged.jnl") if b.jnl else None, r)
+        rr, rout = fsck(r, REF, mode, b.jnl)
+        if (rr, rout) != (rc, out):
+            return ["replay-all: exit %d, e2fsprogs %d%s; %s" % (
+                rc, rr, "" if rout == out else ", output differs at " +
+                first_diff(out, rout), where)]
+        return []
     if rc not in (0, 1):
         return ["replay-all: exit %d; %s\n    %s" % (rc, where,
                                                      "\n    ".join(out))]
@@ -464,7 +559,7 @@ def check_refuse(b, dimg, djnl, work, where, mode):
     return bad
 
 
-def run_case(seed, i, work):
+def run_case(seed, i, work, kinds):
     rnd = random.Random("jfsck/%s/%d" % (seed, i))
     head, bs, jsize, b64, csum = jgen.random_header(rnd, i)
     sub = os.path.join(work, "%03d" % i)
@@ -478,7 +573,7 @@ def run_case(seed, i, work):
     text = "\n".join(head + body) + "\n"
     b = jgen.Build(jgen.Spec(text), sub)
     b.build()
-    kind = choose_kind(rnd, csum, b)
+    kind = choose_kind(rnd, csum, b, kinds)
     desc = "case %d (%s %dk %s %s%s)" % (i, csum, bs // 1024,
                                          "64bit" if b64 else "32bit",
                                          "external" if b.jnl else "internal",
@@ -512,7 +607,14 @@ def main():
     ap.add_argument("--name", default="jfsck")
     ap.add_argument("--work", required=True)
     ap.add_argument("--only", type=int)
+    ap.add_argument("--kinds", help="comma-separated damage kinds to draw "
+                    "from (default: all)")
     a = ap.parse_args()
+    kinds = a.kinds.split(",") if a.kinds else KINDS
+    if set(kinds) - set(KINDS):
+        print("RESULT FAIL %s: unknown damage kinds %s" %
+              (a.name, sorted(set(kinds) - set(KINDS))))
+        return 1
     if not OURS or not os.access(OURS, os.X_OK):
         print("RESULT FAIL %s: E2FSCK_OURS (%r) is not a program" %
               (a.name, OURS))
@@ -522,7 +624,7 @@ def main():
         if a.only is not None and i != a.only:
             continue
         try:
-            where, bad = run_case(a.seed, i, a.work)
+            where, bad = run_case(a.seed, i, a.work, kinds)
         except (jgen.SpecError, RuntimeError, IOError) as e:
             where, bad = "case %d" % i, ["could not build: %s" % e]
         ncase += 1
