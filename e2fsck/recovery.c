@@ -46,6 +46,7 @@ struct ctl_block {
 	unsigned long	lblk;
 	unsigned int	type;		/* JBD2_*_BLOCK */
 	unsigned int	count;		/* descriptor: tags */
+	unsigned int	good;		/* descriptor: leading tags trusted */
 	bool		csum_ok;
 };
 
@@ -316,6 +317,33 @@ static unsigned int count_tags(journal_t *journal, const char *buf,
 	return nr;
 }
 
+/*
+ * How many of a descriptor's leading tags lie as JBD2 writes them: the
+ * first followed by its UUID, every later one marked SAME_UUID, and no
+ * flag JBD2 does not define.  Without a descriptor checksum nothing else
+ * says that a flag was not flipped, and one flipped SAME_UUID or LAST_TAG
+ * shifts every later tag onto UUID, padding or tag bytes: tags naming
+ * blocks the transaction never logged (block 0 among them, from a zero
+ * UUID).  The tags before the first odd one are where they should be.
+ */
+static unsigned int sane_tags(journal_t *journal, const char *buf)
+{
+	const unsigned int known = JBD2_FLAG_ESCAPE | JBD2_FLAG_SAME_UUID |
+				   JBD2_FLAG_DELETED | JBD2_FLAG_LAST_TAG;
+	struct tag_iter it;
+	unsigned long long blocknr;
+	unsigned int flags, nr = 0;
+
+	tag_iter_init(journal, &it, buf);
+	while (tag_next(journal, &it, &flags, &blocknr)) {
+		if ((flags & ~known) ||
+		    !(flags & JBD2_FLAG_SAME_UUID) != !nr)
+			break;
+		nr++;
+	}
+	return nr;
+}
+
 static int grow(void **arr, unsigned int *max, unsigned int nr, size_t size)
 {
 	unsigned int nmax;
@@ -373,6 +401,7 @@ static int add_ctl(struct recovery_info *info, struct scan_state *ss,
 	c->type = type;
 	c->csum_ok = csum_ok;
 	c->count = count;
+	c->good = count;
 	t->nr_ctl++;
 	if (type == JBD2_DESCRIPTOR_BLOCK) {
 		t->ti.nr_descr++;
@@ -648,6 +677,7 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 {
 	bool strict = policy_strict(journal);
 	bool csum_ok = descr_csum_ok(journal, buf);
+	bool tags_ok = true;
 	bool last;
 	unsigned int ntags = count_tags(journal, buf, &last);
 	unsigned long after, step;
@@ -670,13 +700,30 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 		return SCAN_NEXT;
 	}
 
-	if (csum_ok && jbd2_has_feature_checksum(journal) &&
+	/*
+	 * With no descriptor checksum (none, v1), the tags from the first
+	 * one that does not lie as JBD2 writes them on are not trusted: none
+	 * of their blocks is written, the log is followed past the
+	 * descriptor as past one whose checksum fails, and its transaction
+	 * counts as garbled.
+	 */
+	if (!jbd2_journal_has_csum_v2or3(journal)) {
+		unsigned int good = sane_tags(journal, buf);
+
+		if (good < ntags) {
+			info->ctl[info->nr_ctl - 1].good = good;
+			info->txn[ss->cur].garbled = true;
+			tags_ok = false;
+		}
+	}
+
+	if (csum_ok && tags_ok && jbd2_has_feature_checksum(journal) &&
 	    calc_chksums(journal, ss, buf, ntags))
 		info->txn[ss->cur].io_error = true;
 
 	after = log_advance(journal, ss->next, 1 + ntags);
 	step = 1 + ntags;
-	if (!csum_ok) {
+	if (!csum_ok || !tags_ok) {
 		/*
 		 * The tags cannot be trusted, so neither can the count.  Take
 		 * it only if the tag list ended properly and a block of this
@@ -712,8 +759,13 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 			if (!step)
 				step = log_len(journal);
 			/* Report no more tags than there were blocks. */
-			if (step - 1 < ntags)
-				info->ctl[info->nr_ctl - 1].count = step - 1;
+			if (step - 1 < ntags) {
+				struct ctl_block *c = &info->ctl[info->nr_ctl - 1];
+
+				c->count = step - 1;
+				if (c->good > c->count)
+					c->good = c->count;
+			}
 		}
 	}
 	/*
@@ -994,11 +1046,20 @@ static int replay_descriptor(journal_t *journal, struct recovery_info *info,
 	int err;
 
 	tag_iter_init(journal, &it, buf);
-	while ((tagp = tag_next(journal, &it, &flags, &blocknr))) {
+	while (i < c->count &&
+	       (tagp = tag_next(journal, &it, &flags, &blocknr))) {
 		unsigned long io_block = log_advance(journal, c->lblk, 1 + i++);
 		struct buffer_head *obh;
 		int verdict;
 
+		if (i > c->good) {
+			/* past the first tag that is not where it should be */
+			if (mode != REPLAY_CHECK)
+				jbd2_recovery_block(journal, NULL, t->ti.tid,
+						    io_block, blocknr, flags,
+						    JBD2_BLOCK_UNTRUSTED_DESC);
+			continue;
+		}
 		obh = jread(journal, io_block, &err);
 		if (!obh) {
 			/* Recover what we can, but report failure at the end. */
