@@ -16,6 +16,8 @@ an uncommitted tail, a log that wraps), damaged one known way:
     revoke-rcount  a revoke block's r_count, some odd value
     zero           any block of the log zeroed
     flip           1-16 random bits of any block of the log
+    tag-flags      one flag (escape, same UUID, last tag) of one tag of a
+                   descriptor flipped
     jsb-field      one field of the journal superblock (magic, block type,
                    block size, length, s_first, s_sequence, s_start,
                    s_errno, feature words, s_nr_users,
@@ -43,7 +45,7 @@ Then, on copies of the damaged image:
     gives exit 4 with image and journal untouched; the run's JSON report
     (-E journal_report=) gives every version of a replayed transaction
     its verdict: replayed, superseded, revoked, bad_csum or
-    untrusted_desc.  For the last four kinds neither content nor verdicts
+    untrusted_desc.  For the last five kinds neither content nor verdicts
     are predicted: only a sane exit status and a clean filesystem.
     For jsb-field: an internal journal's s_nr_users is predicted (the log
     is replayed as if undamaged, although e2fsck clears the superblock's
@@ -76,7 +78,7 @@ REF = jgen.E2FSCK
 OURS = ENV.get("E2FSCK_OURS", "")
 KINDS = ["commit-csum", "commit-header", "data", "descr-csum",
          "revoke-csum", "jsb-csum", "descr-header", "revoke-rcount", "zero",
-         "flip", "jsb-field"]
+         "flip", "jsb-field", "tag-flags"]
 CSUM_ONLY = {"commit-csum"}                     # not with csum none
 V23_ONLY = {"descr-csum", "revoke-csum", "jsb-csum"}
 # how e2fsck is run: boot (-p), rescue (-fy), test suites (-y -E ...)
@@ -145,7 +147,7 @@ def choose_kind(rnd, csum, b, kinds):
         if k in ("commit-csum", "commit-header") and \
                 not any(t["committed"] for t in txns):
             continue
-        if k in ("data", "descr-csum", "descr-header") and \
+        if k in ("data", "descr-csum", "descr-header", "tag-flags") and \
                 not any(t["log"] for t in txns):
             continue
         if k in ("revoke-csum", "revoke-rcount") and \
@@ -292,6 +294,26 @@ def damage(rnd, b, j, kind, csum):
         j.write(blk, bytes(raw))
         d.predictable = False
         d.what = "%s: %s block %d" % (kind, what, blk)
+    elif kind == "tag-flags":
+        # one flag of one tag: escape, same-UUID or last-tag
+        k = rnd.choice([k for k, t in enumerate(txns) if t["log"]])
+        desc = rnd.choice(sorted(set(descriptor_of(walked[k]))))
+        raw = bytearray(j.read(desc))
+        jsb = jfmt.JSB(j.read(j.sb_block))
+        offs, off = [], 12
+        while off + jsb.tag_bytes() <= bs - jsb.tail_bytes():
+            flags = struct.unpack(">H", raw[off + 6:off + 8])[0]
+            offs.append(off)
+            off += jsb.tag_bytes() + (0 if flags & 2 else 16)
+            if flags & 8:
+                break
+        at = rnd.choice(offs)
+        bit = rnd.choice([1, 2, 8])
+        raw[at + 7] ^= bit
+        j.write(desc, bytes(raw))
+        d.predictable = False
+        d.what = "tag-flags: descriptor %d of txn %d, tag at byte %d, " \
+                 "flag %d flipped" % (desc, txns[k]["no"], at, bit)
     elif kind == "jsb-field":
         raw = j.read(j.sb_block)
         start = struct.unpack(">I", raw[0x1C:0x20])[0]
