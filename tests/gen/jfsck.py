@@ -166,11 +166,9 @@ def jsb_field(rnd, j, csum, wraps):
     checksum (v2/v3) recomputed or, one time in four, not: (the field,
     what was done).  @wraps: the log runs past the end of the journal.
 
-    Left out, as known differences: an s_first past s_start on a log
+    Left out, as a known difference: an s_first past s_start on a log
     that wraps (e2fsprogs wraps to s_first, or past the journal; ours,
-    under stop, back to s_start), and feature words changed to other
-    known features, which make the log read in another layout (tag size,
-    checksums) that replay-all cannot tell from damage it replays past."""
+    under stop, back to s_start)."""
     raw = bytearray(j.read(j.sb_block))
     get = lambda off: struct.unpack(">I", raw[off:off + 4])[0]
     maxlen, first, start = get(0x10), get(0x14), get(0x1C)
@@ -192,7 +190,11 @@ def jsb_field(rnd, j, csum, wraps):
                          rnd.randrange(1, max(2, maxlen))]),
         "errno": (0x20, [0xFFFFFFFB, 0xFFFFFFE4, 1]),
         "compat": (0x24, [get(0x24) ^ 1, get(0x24) | 2]),
-        "incompat": (0x28, [get(0x28) | 0x100, get(0x28) | 0x8000]),
+        # unknown bits, and known ones toggled (revoke, 64bit, async
+        # commit, checksum v2/v3): the log is then read in another layout
+        "incompat": (0x28, [get(0x28) | 0x100, get(0x28) | 0x8000,
+                            get(0x28) ^ 0x2, get(0x28) ^ 0x4,
+                            get(0x28) ^ 0x8, get(0x28) ^ 0x10]),
         "ro_compat": (0x2C, [get(0x2C) | 1, get(0x2C) | 0x80]),
         "nr_users": (0x40, [0, 2, 48, 49, 0xFFFFFFFF]),
         "max_transaction": (0x48, [1, 0xFFFFFFFF]),
