@@ -98,6 +98,26 @@ class JSB:
         return 4 if (self.csum_v2 or self.csum_v3) else 0
 
 
+def tags(jsb, bs, blk):
+    """The tags of descriptor block @blk (bytes) of a journal with
+    superblock @jsb, as recovery reads them: (byte offset, fsblock,
+    flags) each."""
+    tb, tail = jsb.tag_bytes(), jsb.tail_bytes()
+    off = 12
+    while off + tb <= bs - tail:
+        fsblock = struct.unpack(">I", blk[off:off + 4])[0]
+        if jsb.csum_v3:
+            flags = struct.unpack(">I", blk[off + 4:off + 8])[0]
+        else:
+            flags = struct.unpack(">H", blk[off + 6:off + 8])[0]
+        if jsb.is_64:
+            fsblock |= struct.unpack(">I", blk[off + 8:off + 12])[0] << 32
+        yield off, fsblock, flags
+        off += tb + (0 if flags & F_SAME_UUID else 16)
+        if flags & F_LAST_TAG:
+            break
+
+
 class Journal:
     """Logical journal blocks of an image: an internal journal through its
     block map, or an external journal device (logical = device block)."""
@@ -147,7 +167,7 @@ class Journal:
         txns, cur, used = [], None, 0
         if b == 0:
             return txns, 0, 0
-        tb, tail = jsb.tag_bytes(), jsb.tail_bytes()
+        tail = jsb.tail_bytes()
         limit = jsb.last - jsb.first
         while used <= limit:
             blk = self.read(b)
@@ -160,25 +180,12 @@ class Journal:
                 txns.append(cur)
             if btype == DESCRIPTOR:
                 cur["blocks"][b] = "descriptor"
-                off, jb = 12, b
-                while off + tb <= self.bs - tail:
-                    fsblock = struct.unpack(">I", blk[off:off + 4])[0]
-                    if jsb.csum_v3:
-                        flags = struct.unpack(">I", blk[off + 4:off + 8])[0]
-                    else:
-                        flags = struct.unpack(">H", blk[off + 6:off + 8])[0]
-                    if jsb.is_64:
-                        fsblock |= struct.unpack(
-                            ">I", blk[off + 8:off + 12])[0] << 32
-                    off += tb
-                    if not flags & F_SAME_UUID:
-                        off += 16
+                jb = b
+                for _, fsblock, flags in tags(jsb, self.bs, blk):
                     jb = self.next(jb)
                     cur["tags"].append((fsblock, jb, flags))
                     cur["blocks"][jb] = "data"
                     used += 1
-                    if flags & F_LAST_TAG:
-                        break
                 used += 1
                 b = self.next(jb)
                 continue

@@ -301,17 +301,10 @@ def damage(rnd, b, j, kind, csum):
         k = rnd.choice([k for k, t in enumerate(txns) if t["log"]])
         desc = rnd.choice(sorted(set(descriptor_of(walked[k]))))
         raw = bytearray(j.read(desc))
-        jsb = jfmt.JSB(j.read(j.sb_block))
-        offs, off = [], 12
-        while off + jsb.tag_bytes() <= bs - jsb.tail_bytes():
-            flags = struct.unpack(">H", raw[off + 6:off + 8])[0]
-            offs.append(off)
-            off += jsb.tag_bytes() + (0 if flags & 2 else 16)
-            if flags & 8:
-                break
-        at = rnd.choice(offs)
+        at = rnd.choice([off for off, _, _ in
+                         jfmt.tags(jfmt.JSB(j.read(j.sb_block)), bs, raw)])
         bit = rnd.choice([1, 2, 8])
-        raw[at + 7] ^= bit
+        raw[at + 7] ^= bit          # the flags' low byte, in every layout
         j.write(desc, bytes(raw))
         d.predictable = False
         d.what = "tag-flags: descriptor %d of txn %d, tag at byte %d, " \
@@ -505,6 +498,12 @@ def compare_stop(b, d, work, where, mode):
     return bad
 
 
+def changed(d, dimg, djnl):
+    """Which of "img" and "img.jnl" in @d differ from @dimg and @djnl."""
+    return [name for src, name in ((dimg, "img"), (djnl, "img.jnl"))
+            if src and jgen.sha(src) != jgen.sha(os.path.join(d, name))]
+
+
 def check_all(b, dmg, pre_img, work, where, mode):
     """Check 2: returns a list of problems."""
     bad = []
@@ -513,6 +512,7 @@ def check_all(b, dmg, pre_img, work, where, mode):
     report = os.path.join(d, "report.json")
     rc, out = fsck(d, OURS, mode + ["-E", "journal_report=" + report],
                    b.jnl)
+    pre_jnl = pre_img + ".jnl" if b.jnl else None
     if dmg.jsb and any("nothing replayed" in l for l in out):
         # a log whose layout is in doubt, which does not parse cleanly:
         # nothing written
@@ -520,18 +520,14 @@ def check_all(b, dmg, pre_img, work, where, mode):
         if rc != 4:
             bad.append("replay-all: nothing replayed, exit %d; %s" %
                        (rc, where))
-        for name in ("img", "img.jnl") if b.jnl else ("img",):
-            if jgen.sha(os.path.join(d, name)) != \
-                    jgen.sha(os.path.join(work, "damaged" +
-                                          name[3:])):
-                bad.append("replay-all: exit 4 but %s changed; %s" %
-                           (name, where))
+        for name in changed(d, pre_img, pre_jnl):
+            bad.append("replay-all: exit 4 but %s changed; %s" %
+                       (name, where))
         return bad
     if rc not in (0, 1) and dmg.jsb:
         # a journal superblock e2fsck gives up on: as e2fsprogs does
         r = os.path.join(work, "allref")
-        setup(b, os.path.join(work, "damaged"),
-              os.path.join(work, "damaged.jnl") if b.jnl else None, r)
+        setup(b, pre_img, pre_jnl, r)
         rr, rout = fsck(r, REF, mode, b.jnl)
         if (rr, rout) != (rc, out):
             return ["replay-all: exit %d, e2fsprogs %d%s; %s" % (
@@ -577,9 +573,8 @@ def check_refuse(b, dimg, djnl, work, where, mode):
     bad = []
     if rc != 4:
         bad.append("refuse: exit %d, not 4; %s" % (rc, where))
-    for src, name in ((dimg, "img"), (djnl, "img.jnl")):
-        if src and jgen.sha(src) != jgen.sha(os.path.join(d, name)):
-            bad.append("refuse: %s changed; %s" % (name, where))
+    for name in changed(d, dimg, djnl):
+        bad.append("refuse: %s changed; %s" % (name, where))
     return bad
 
 
