@@ -83,12 +83,7 @@ struct e2fsck_ctx {
 	int		conf_bad;	/* e2fsck.conf is not profile syntax */
 	char		*report_file;	/* journal_report= */
 	char		*save_file;	/* journal_save= */
-	/*
-	 * The journal superblock's V2 fields, which e2fsck clears, stay on
-	 * disk until the log is replayed (replay-all and refuse): they may
-	 * be what says how the log is laid out.
-	 */
-	int		jsb_v2_kept;
+	int		jsb_v2_kept;	/* see clear_v2_fields() */
 
 	/* what the engine gets: the user's options, our -E keys removed */
 	char		**engine_argv;

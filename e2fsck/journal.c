@@ -1230,14 +1230,12 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 		if (!ej_report_text(ej_journal_report(j), 0, &text))
 			log_out(ctx, "%s", text);
 		free(text);
-		if (ctx->policy == JBD2_POLICY_REFUSE)
-			log_out(ctx,
-				"%s: nothing replayed (journal_policy=refuse); the journal and the needs_recovery flag are left as they were\n",
-				ctx->device_name);
-		else
-			log_out(ctx,
-				"%s: nothing replayed: the journal superblock's V2 fields are invalid and the log does not parse cleanly; the journal and the needs_recovery flag are left as they were\n",
-				ctx->device_name);
+		log_out(ctx,
+			"%s: nothing replayed%s; the journal and the needs_recovery flag are left as they were\n",
+			ctx->device_name,
+			ctx->policy == JBD2_POLICY_REFUSE ?
+			" (journal_policy=refuse)" :
+			": the journal superblock's V2 fields are invalid and the log does not parse cleanly");
 		ej_journal_close(j);
 		ext2fs_free(ctx->fs);
 		ctx->fs = NULL;
