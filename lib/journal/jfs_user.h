@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ext2fs/ext2_err.h>
+
 #include "jbd2_fmt.h"
 #include "jbd2_policy.h"
 
@@ -33,12 +35,16 @@ typedef int bool_t;
 #include <stdbool.h>
 #endif
 
-/* Error numbers the kernel uses for filesystem corruption. */
+/*
+ * Filesystem corruption.  The kernel says EBADMSG and EUCLEAN; here, as in
+ * e2fsprogs, the libext2fs codes, so that a message that prints one
+ * ("JBD2: IO error %d ...") reads as e2fsprogs' does.
+ */
 #ifndef EFSBADCRC
-#define EFSBADCRC	EBADMSG
+#define EFSBADCRC	EXT2_ET_BAD_CRC
 #endif
 #ifndef EFSCORRUPTED
-#define EFSCORRUPTED	EUCLEAN
+#define EFSCORRUPTED	EXT2_ET_FILESYSTEM_CORRUPTED
 #endif
 
 /* Byte order. */
