@@ -121,12 +121,43 @@ static inline unsigned long log_len(journal_t *journal)
 	return journal->j_last - journal->j_first;
 }
 
-/* Advance a log position by @n blocks, wrapping at the end of the log. */
+/*
+ * Advance a log position by @n blocks, wrapping at the end of the log.
+ * Under "stop" a log that starts before s_first is read from s_start
+ * with j_first moved there; past the end it goes on at s_first, as
+ * e2fsprogs does (even where that is outside the journal: jread then
+ * fails as e2fsprogs' does).
+ */
 static unsigned long log_advance(journal_t *journal, unsigned long blk,
 				 unsigned long n)
 {
+	unsigned long s_first = be32_to_cpu(journal->j_superblock->s_first);
+	unsigned long next = blk + n;
+
+	if (policy_strict(journal) && journal->j_first != s_first) {
+		if (next >= journal->j_last)
+			next = next - journal->j_last + s_first;
+		return next;
+	}
 	return journal->j_first +
 		(blk - journal->j_first + n) % log_len(journal);
+}
+
+/*
+ * As log_advance(), but as e2fsprogs gets there one block at a time,
+ * wrapping at each (its v1 checksum walk): under "stop", past the end of
+ * a log read from before s_first, that goes round [s_first, j_last).
+ */
+static unsigned long log_step(journal_t *journal, unsigned long blk,
+			      unsigned long n)
+{
+	unsigned long s_first = be32_to_cpu(journal->j_superblock->s_first);
+
+	if (policy_strict(journal) && journal->j_first != s_first &&
+	    blk + n >= journal->j_last && s_first < journal->j_last)
+		return s_first +
+			(blk + n - journal->j_last) % (journal->j_last - s_first);
+	return log_advance(journal, blk, n);
 }
 
 /* Read log block @blk; NULL and *err on failure. */
@@ -490,9 +521,14 @@ static bool resync(journal_t *journal, tid_t tid, unsigned long from,
 	return false;
 }
 
-/* v1: add the descriptor and its data blocks to the running crc32. */
+/*
+ * v1: add the descriptor and its data blocks to the running crc32.  On
+ * a read error *@used is the number of data blocks it got to, the
+ * unreadable one included.
+ */
 static int calc_chksums(journal_t *journal, struct scan_state *ss,
-			const char *buf, unsigned int ntags)
+			const char *buf, unsigned int ntags,
+			unsigned int *used)
 {
 	unsigned int i;
 	int err;
@@ -500,13 +536,14 @@ static int calc_chksums(journal_t *journal, struct scan_state *ss,
 	ss->crc32_sum = crc32_be(ss->crc32_sum, (void *)buf,
 				 journal->j_blocksize);
 	for (i = 0; i < ntags; i++) {
-		unsigned long blk = log_advance(journal, ss->next, 1 + i);
+		unsigned long blk = log_step(journal, ss->next, 1 + i);
 		struct buffer_head *obh = jread(journal, blk, &err);
 
 		if (!obh) {
 			jbd2_recovery_msg(journal,
 				"JBD2: IO error %d recovering block %lu in log\n",
 				err, blk);
+			*used = i + 1;
 			return err;
 		}
 		ss->crc32_sum = crc32_be(ss->crc32_sum, (void *)obh->b_data,
@@ -680,6 +717,7 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 	bool tags_ok = true;
 	bool last;
 	unsigned int ntags = count_tags(journal, buf, &last);
+	unsigned int used;
 	unsigned long after, step;
 	int err;
 
@@ -690,10 +728,17 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 	if (strict) {
 		if (!csum_ok)
 			ss->need_check_commit_time = true;
+		/*
+		 * e2fsprogs and Linux go on with the block after one they
+		 * could not read (and so, past the end of the journal, fail).
+		 */
 		if (jbd2_has_feature_checksum(journal) &&
 		    !ss->need_check_commit_time && !info->end_transaction) {
-			if (calc_chksums(journal, ss, buf, ntags))
-				return SCAN_END;
+			if (!calc_chksums(journal, ss, buf, ntags, &used))
+				used = ntags;
+			ss->walked += 1 + used;
+			ss->next = log_step(journal, ss->next, 1 + used);
+			return SCAN_NEXT;
 		}
 		ss->walked += 1 + ntags;
 		ss->next = log_advance(journal, ss->next, 1 + ntags);
@@ -718,7 +763,7 @@ static int scan_descriptor(journal_t *journal, struct recovery_info *info,
 	}
 
 	if (csum_ok && tags_ok && jbd2_has_feature_checksum(journal) &&
-	    calc_chksums(journal, ss, buf, ntags))
+	    calc_chksums(journal, ss, buf, ntags, &used))
 		info->txn[ss->cur].io_error = true;
 
 	after = log_advance(journal, ss->next, 1 + ntags);
@@ -787,8 +832,17 @@ static int do_scan(journal_t *journal, struct recovery_info *info)
 		.cur = -1,
 		.crc32_sum = ~0U,
 	};
+	unsigned long lap = log_len(journal);
 	int ret = 0;
 
+	/*
+	 * Under "stop" a log read from before s_first goes on at s_first
+	 * past the end (log_advance()), where e2fsprogs stops at a block of
+	 * the first lap or fails to read outside the journal: room for that
+	 * one more step, however long a descriptor makes it.
+	 */
+	if (strict && journal->j_first != be32_to_cpu(sb->s_first))
+		lap += journal->j_total_len + journal->j_blocksize;
 	info->start_transaction = ss.tid;
 	for (;;) {
 		const journal_header_t *hdr;
@@ -797,7 +851,7 @@ static int do_scan(journal_t *journal, struct recovery_info *info)
 		int err;
 
 		cond_resched();
-		if (ss.walked >= log_len(journal)) {
+		if (ss.walked >= lap) {
 			/* The log ran all the way round: it cannot be longer. */
 			flag(journal, JBD2_CORRUPT_LOOP, ss.tid);
 			break;
@@ -1251,8 +1305,7 @@ int jbd2_journal_recover(journal_t *journal)
 	}
 	/*
 	 * A log that starts before s_first: e2fsprogs reads it from s_start
-	 * on all the same, and so does "stop" (wrapping, should it ever get
-	 * to the end, back to s_start).
+	 * on all the same, and so does "stop" (see log_advance()).
 	 */
 	if (policy_strict(journal) && start < first)
 		journal->j_first = start;
