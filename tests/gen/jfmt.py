@@ -212,15 +212,18 @@ class Journal:
         return txns, b, used
 
 
-def run(cmd, env, stdin=None, cwd=None, merge=False):
+def run(cmd, env, stdin=None, cwd=None, merge=False, timeout=None):
     """(status, stdout, stderr) of @cmd, run in @cwd; with @merge stderr
     goes into stdout (interleaved as written) and comes back empty.  A
-    program that cannot be started gives status 127, as in the shell."""
+    program that cannot be started gives status 127, as in the shell; one
+    still running after @timeout seconds is killed and gives None."""
     try:
         p = subprocess.run(cmd, env=env, input=stdin, cwd=cwd,
                            stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT if merge
-                           else subprocess.PIPE)
+                           else subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "", ""
     except OSError as e:
         return 127, "", "%s: %s\n" % (cmd[0], e)
     return (p.returncode, p.stdout.decode("utf-8", "replace"),
