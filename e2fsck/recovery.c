@@ -123,10 +123,11 @@ static inline unsigned long log_len(journal_t *journal)
 
 /*
  * Advance a log position by @n blocks, wrapping at the end of the log.
- * Under "stop" a log that starts before s_first is read from s_start
- * with j_first moved there; past the end it goes on at s_first, as
- * e2fsprogs does (even where that is outside the journal: jread then
- * fails as e2fsprogs' does).
+ * Under "stop" as e2fsprogs' wrap() does it: once, back to s_first.  That
+ * is the same as long as a step is shorter than the log, and where it is
+ * not (a damaged s_maxlen or s_first), the read that follows fails or
+ * ends the log as e2fsprogs' does; a log that starts before s_first (read
+ * from s_start, see jbd2_journal_recover()) goes on at s_first.
  */
 static unsigned long log_advance(journal_t *journal, unsigned long blk,
 				 unsigned long n)
@@ -134,7 +135,7 @@ static unsigned long log_advance(journal_t *journal, unsigned long blk,
 	unsigned long s_first = be32_to_cpu(journal->j_superblock->s_first);
 	unsigned long next = blk + n;
 
-	if (policy_strict(journal) && journal->j_first != s_first) {
+	if (policy_strict(journal)) {
 		if (next >= journal->j_last)
 			next = next - journal->j_last + s_first;
 		return next;
@@ -145,15 +146,15 @@ static unsigned long log_advance(journal_t *journal, unsigned long blk,
 
 /*
  * As log_advance(), but as e2fsprogs gets there one block at a time,
- * wrapping at each (its v1 checksum walk): under "stop", past the end of
- * a log read from before s_first, that goes round [s_first, j_last).
+ * wrapping at each (its v1 checksum walk and its replay): under "stop"
+ * that goes round [s_first, j_last) however long the step.
  */
 static unsigned long log_step(journal_t *journal, unsigned long blk,
 			      unsigned long n)
 {
 	unsigned long s_first = be32_to_cpu(journal->j_superblock->s_first);
 
-	if (policy_strict(journal) && journal->j_first != s_first &&
+	if (policy_strict(journal) && blk < journal->j_last &&
 	    blk + n >= journal->j_last && s_first < journal->j_last)
 		return s_first +
 			(blk + n - journal->j_last) % (journal->j_last - s_first);
@@ -836,12 +837,13 @@ static int do_scan(journal_t *journal, struct recovery_info *info)
 	int ret = 0;
 
 	/*
-	 * Under "stop" a log read from before s_first goes on at s_first
-	 * past the end (log_advance()), where e2fsprogs stops at a block of
-	 * the first lap or fails to read outside the journal: room for that
-	 * one more step, however long a descriptor makes it.
+	 * Under "stop" the walk wraps as e2fsprogs' does (log_advance()),
+	 * which has no such limit: it ends the log where a block of the lap
+	 * it went round does not follow on, or fails to read past the
+	 * journal.  Room for that one more step, however long a descriptor
+	 * makes it; only a walk that goes round in a circle ends here.
 	 */
-	if (strict && journal->j_first != be32_to_cpu(sb->s_first))
+	if (strict)
 		lap += journal->j_total_len + journal->j_blocksize;
 	info->start_transaction = ss.tid;
 	for (;;) {
@@ -1077,7 +1079,7 @@ static void report_unreplayed(journal_t *journal, struct txn_rec *t,
 	tag_iter_init(journal, &it, bh->b_data);
 	while (i < c->count && tag_next(journal, &it, &flags, &blocknr))
 		jbd2_recovery_block(journal, NULL, t->ti.tid,
-				    log_advance(journal, c->lblk, 1 + i++),
+				    log_step(journal, c->lblk, 1 + i++),
 				    blocknr, flags, verdict);
 	brelse(bh);
 }
@@ -1102,7 +1104,7 @@ static int replay_descriptor(journal_t *journal, struct recovery_info *info,
 	tag_iter_init(journal, &it, buf);
 	while (i < c->count &&
 	       (tagp = tag_next(journal, &it, &flags, &blocknr))) {
-		unsigned long io_block = log_advance(journal, c->lblk, 1 + i++);
+		unsigned long io_block = log_step(journal, c->lblk, 1 + i++);
 		struct buffer_head *obh;
 		int verdict;
 
