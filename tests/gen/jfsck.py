@@ -25,6 +25,8 @@ an uncommitted tail, a log that wraps), damaged one known way:
                    (v2/v3) redone three times in four
     jsb-first      jsb-field on s_first alone (past s_start, past the end
                    of the journal, more often on a log that wraps)
+    jsb-maxlen     jsb-field on s_maxlen alone, just past s_start (the log
+                   wraps early, a descriptor's tags outnumber its blocks)
 
 Then, on copies of the damaged image:
 
@@ -81,7 +83,7 @@ REF = jgen.E2FSCK
 OURS = ENV.get("E2FSCK_OURS", "")
 KINDS = ["commit-csum", "commit-header", "data", "descr-csum",
          "revoke-csum", "jsb-csum", "descr-header", "revoke-rcount", "zero",
-         "flip", "jsb-field", "tag-flags", "jsb-first"]
+         "flip", "jsb-field", "tag-flags", "jsb-first", "jsb-maxlen"]
 CSUM_ONLY = {"commit-csum"}                     # not with csum none
 V23_ONLY = {"descr-csum", "revoke-csum", "jsb-csum"}
 # how e2fsck is run: boot (-p), rescue (-fy), test suites (-y -E ...)
@@ -92,7 +94,7 @@ DRY_RUN_FROM = ": the journal needs recovery, but nothing is written under -n"
 DRY_RUN_TO = "Revoke blocks:"
 ALL_MODES = [["-fy"], ["-y"], ["-p"]]
 OUT_OF_RANGE = "outside the filesystem or inside the journal"
-REF_TIMEOUT = 60        # seconds; e2fsprogs can loop for ever
+REF_TIMEOUT = 30        # seconds; e2fsprogs can loop for ever
 
 
 def log(msg):
@@ -157,7 +159,8 @@ def choose_kind(rnd, csum, b, kinds):
         if k in ("revoke-csum", "revoke-rcount") and \
                 not any(t["revoke"] for t in txns):
             continue
-        if k not in ("jsb-csum", "jsb-field", "jsb-first") and not txns:
+        if k not in ("jsb-csum", "jsb-field", "jsb-first",
+                     "jsb-maxlen") and not txns:
             continue
         ok.append(k)
     if not ok:
@@ -179,12 +182,16 @@ def jsb_field(rnd, j, csum, wraps, only=None):
         firsts += [start + 1, maxlen + 1, maxlen * 2]
         if wraps:
             firsts = [v for v in firsts if v > start] * 3 + firsts
+    maxlens = [0, 1, first, first + 1, maxlen - 1, maxlen + 1, maxlen * 2,
+               0xFFFFFFFF]
+    if only == "maxlen" and start:
+        maxlens = [first + 1, start + 1, start + 2,
+                   start + rnd.randint(3, 64)]
     choices = {
         "magic": (0x00, [0, 0xC03B3999, rnd.getrandbits(32)]),
         "blocktype": (0x04, [0, 1, 2, 5, 3 if get(0x04) == 4 else 4]),
         "blocksize": (0x0C, [0, 512, j.bs // 2, j.bs * 2, 65536]),
-        "maxlen": (0x10, [0, 1, first, first + 1, maxlen - 1, maxlen + 1,
-                          maxlen * 2, 0xFFFFFFFF]),
+        "maxlen": (0x10, maxlens),
         "first": (0x14, firsts),
         "sequence": (0x18, [(get(0x18) + 1) & 0xFFFFFFFF,
                             (get(0x18) - 1) & 0xFFFFFFFF,
@@ -313,12 +320,12 @@ def damage(rnd, b, j, kind, csum):
         d.predictable = False
         d.what = "tag-flags: descriptor %d of txn %d, tag at byte %d, " \
                  "flag %d flipped" % (desc, txns[k]["no"], at, bit)
-    elif kind in ("jsb-field", "jsb-first"):
+    elif kind in ("jsb-field", "jsb-first", "jsb-maxlen"):
         raw = j.read(j.sb_block)
         start = struct.unpack(">I", raw[0x1C:0x20])[0]
         wraps = any(jb < start for t in walked for jb in t["blocks"])
         name, d.what = jsb_field(rnd, j, csum, wraps,
-                                 "first" if kind == "jsb-first" else None)
+                                 kind[4:] if kind != "jsb-field" else None)
         # an internal journal's s_nr_users says nothing about its log,
         # which replay-all must then replay as if it were undamaged
         d.predictable = name == "nr_users" and not b.jnl
