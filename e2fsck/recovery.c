@@ -132,12 +132,12 @@ static inline unsigned long log_len(journal_t *journal)
 static unsigned long log_advance(journal_t *journal, unsigned long blk,
 				 unsigned long n)
 {
-	unsigned long s_first = be32_to_cpu(journal->j_superblock->s_first);
-	unsigned long next = blk + n;
-
 	if (policy_strict(journal)) {
+		unsigned long next = blk + n;
+
 		if (next >= journal->j_last)
-			next = next - journal->j_last + s_first;
+			next = next - journal->j_last +
+			       be32_to_cpu(journal->j_superblock->s_first);
 		return next;
 	}
 	return journal->j_first +
