@@ -94,7 +94,7 @@ DRY_RUN_FROM = ": the journal needs recovery, but nothing is written under -n"
 DRY_RUN_TO = "Revoke blocks:"
 ALL_MODES = [["-fy"], ["-y"], ["-p"]]
 OUT_OF_RANGE = "outside the filesystem or inside the journal"
-REF_TIMEOUT = 30        # seconds; e2fsprogs can loop for ever
+FSCK_TIMEOUT = 30       # seconds, any e2fsck; e2fsprogs can loop for ever
 
 
 def log(msg):
@@ -477,21 +477,21 @@ def compare_stop(b, d, work, where, mode):
     bs = b.spec.bs
     lo = int(time.time()) - 1
     rr, rout = fsck(os.path.join(work, "ref"), REF, mode, b.jnl,
-                    REF_TIMEOUT)
+                    FSCK_TIMEOUT)
     orc, oout = fsck(os.path.join(work, "stop"), OURS,
                      ["-E", "journal_policy=stop"] + mode, b.jnl,
-                     REF_TIMEOUT)
+                     FSCK_TIMEOUT)
     hi = int(time.time()) + 1
     if orc is None:
         return ["stop: our e2fsck ran for more than %d s; %s" %
-                (REF_TIMEOUT, where)]
+                (FSCK_TIMEOUT, where)]
     if orc >= 128 or orc < 0:
         return ["stop: our e2fsck died (exit %d); %s" % (orc, where)]
     if rr is None:
         # e2fsprogs 1.47 follows descriptors that lead round in a circle
         # for ever; ours stops after a lap
         log("  e2fsprogs ran for more than %d s (ours: exit %d); %s" %
-            (REF_TIMEOUT, orc, where))
+            (FSCK_TIMEOUT, orc, where))
         return []
     if any(OUT_OF_RANGE in l for l in oout):
         return []               # POLICY.md's one allowed difference
@@ -553,10 +553,10 @@ def check_all(b, dmg, pre_img, work, where, mode):
     d = os.path.join(work, "all")
     report = os.path.join(d, "report.json")
     rc, out = fsck(d, OURS, mode + ["-E", "journal_report=" + report],
-                   b.jnl, REF_TIMEOUT)
+                   b.jnl, FSCK_TIMEOUT)
     if rc is None:
         return ["replay-all: our e2fsck ran for more than %d s; %s" %
-                (REF_TIMEOUT, where)]
+                (FSCK_TIMEOUT, where)]
     pre_jnl = pre_img + ".jnl" if b.jnl else None
     if dmg.jsb and any("nothing replayed" in l for l in out):
         # a log whose layout is in doubt, which does not parse cleanly:
@@ -573,7 +573,7 @@ def check_all(b, dmg, pre_img, work, where, mode):
         # a journal superblock e2fsck gives up on: as e2fsprogs does
         r = os.path.join(work, "allref")
         setup(b, pre_img, pre_jnl, r)
-        rr, rout = fsck(r, REF, mode, b.jnl, REF_TIMEOUT)
+        rr, rout = fsck(r, REF, mode, b.jnl, FSCK_TIMEOUT)
         if rr is not None and (rr, rout) != (rc, out):
             return ["replay-all: exit %d, e2fsprogs %d%s; %s" % (
                 rc, rr, "" if rout == out else ", output differs at " +
@@ -615,7 +615,7 @@ def check_refuse(b, dimg, djnl, work, where, mode):
     d = os.path.join(work, "refuse")
     setup(b, dimg, djnl, d)
     rc, out = fsck(d, OURS, ["-E", "journal_policy=refuse"] + mode, b.jnl,
-                   REF_TIMEOUT)
+                   FSCK_TIMEOUT)
     bad = []
     if rc != 4:
         bad.append("refuse: exit %d, not 4; %s" % (rc, where))
