@@ -56,6 +56,41 @@
 #define EJ_HAVE_DIO 1
 #endif
 
+/* Is byte 1024 of @fd this filesystem's superblock (no offset)? */
+static int same_fs(int fd, const struct ext2_super_block *sb)
+{
+	struct ext2_super_block disk;
+
+	if (pread(fd, &disk, sizeof(disk), 1024) != (ssize_t)sizeof(disk))
+		return 0;
+	return disk.s_magic == sb->s_magic &&
+	       disk.s_blocks_count == sb->s_blocks_count &&
+	       disk.s_blocks_count_hi == sb->s_blocks_count_hi &&
+	       !memcmp(disk.s_uuid, sb->s_uuid, sizeof(sb->s_uuid));
+}
+
+/*
+ * A second descriptor of @fs's device (regular file or block device),
+ * checked to hold this filesystem at offset 0; -1 if it cannot be had.
+ */
+int ej_open_same(ext2_filsys fs, int flags)
+{
+	struct stat st;
+	int fd;
+
+	if (!fs->device_name)
+		return -1;
+	fd = open(fs->device_name, flags | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) ||
+	    !same_fs(fd, fs->super)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 #ifdef EJ_HAVE_DIO
 
 /*
@@ -516,34 +551,6 @@ void ej_dio_read(struct ej_dio *d, struct ej_dio_io *io, size_t n)
 
 /* ------------------------------------------------------------ setup */
 
-/* Is byte 1024 of @fd this filesystem's superblock (no offset)? */
-static int same_fs(int fd, const struct ext2_super_block *sb)
-{
-	struct ext2_super_block disk;
-
-	if (pread(fd, &disk, sizeof(disk), 1024) != (ssize_t)sizeof(disk))
-		return 0;
-	return disk.s_magic == sb->s_magic &&
-	       disk.s_blocks_count == sb->s_blocks_count &&
-	       disk.s_blocks_count_hi == sb->s_blocks_count_hi &&
-	       !memcmp(disk.s_uuid, sb->s_uuid, sizeof(sb->s_uuid));
-}
-
-static int open_same(ext2_filsys fs, int flags)
-{
-	struct stat st;
-	int fd = open(fs->device_name, flags | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) ||
-	    !same_fs(fd, fs->super)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
 			    void *arg)
 {
@@ -566,7 +573,7 @@ struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
 	if (!d)
 		return NULL;
 	d->w.fd = d->r.fd = d->rfd = -1;
-	d->fd = open_same(fs, O_RDWR);
+	d->fd = ej_open_same(fs, O_RDWR);
 	if (d->fd < 0)
 		goto fail;
 	flags = fcntl(d->fd, F_GETFL);
@@ -578,7 +585,7 @@ struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
 	ring_limit_workers(&d->w);
 	/* the log's reads: the same file, through the page cache */
 	if (reads) {
-		d->rfd = open_same(fs, O_RDONLY);
+		d->rfd = ej_open_same(fs, O_RDONLY);
 		if (d->rfd >= 0 && (ring_init(&d->r, EJ_DIO_RDEPTH,
 					      2 * EJ_DIO_RDEPTH) ||
 				    d->r.sq_entries < EJ_DIO_RDEPTH)) {

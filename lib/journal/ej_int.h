@@ -111,6 +111,28 @@ void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st);
 void ej_radix_sort(void *base, void *tmp, size_t n, size_t size,
 		   size_t key_off, size_t key_size);
 
+/* prefetch.c: the log read ahead on a second thread (a cache only). */
+#define EJ_PF_SLOTS	4
+struct ej_prefetch;
+struct ej_pf_chunk {
+	unsigned long long	lblk, pblk;	/* first block, both ways */
+	unsigned int		len;		/* blocks */
+	int			err;		/* not read in full */
+};
+/* Owns @fd; @ext (sorted by lblk) must outlive it. */
+struct ej_prefetch *ej_prefetch_new(int fd, unsigned int bs,
+				    unsigned int chunk,
+				    const struct ej_extent *ext, size_t nr_ext,
+				    unsigned long long first,
+				    unsigned long long last);
+int ej_prefetch_running(const struct ej_prefetch *pf);
+int ej_prefetch_run(struct ej_prefetch *pf, unsigned long long lblk);
+void ej_prefetch_halt(struct ej_prefetch *pf);
+int ej_prefetch_next(struct ej_prefetch *pf, struct ej_pf_chunk *c,
+		     char **buf);
+void ej_prefetch_release(struct ej_prefetch *pf, int slot);
+void ej_prefetch_free(struct ej_prefetch *pf);
+
 /* flusher.c: writeback started behind replay's writes (a hint only). */
 struct ej_flusher;
 struct ej_flusher *ej_flusher_start(const char *path);
@@ -125,6 +147,7 @@ struct ej_dio;
 typedef errcode_t (*ej_dio_redo_fn)(void *arg, const void *buf, size_t len,
 				    unsigned long long off);
 /* @reads: the journal is on the filesystem's device; batch its reads too */
+int ej_open_same(ext2_filsys fs, int flags);
 struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
 			    void *arg);
 /* Queue a write from buffer @tag; the buffer must stay until ej_dio_wait. */

@@ -28,7 +28,9 @@
  */
 #include "ej_int.h"
 
+#include <fcntl.h>
 #include <stddef.h>
+#include <unistd.h>
 
 #define EJ_RA_BYTES		(128 * 1024)	/* largest journal read */
 #define EJ_CACHE_BYTES		(16 * 1024 * 1024)	/* control blocks */
@@ -36,6 +38,9 @@
 #define EJ_FLUSHER_BYTES	(32ULL * 1024 * 1024)	/* worth a thread */
 #define EJ_READ_GAP		8	/* blocks read across to join reads */
 #define EJ_SLAB_BYTES		(2 * 1024 * 1024)	/* cache copies */
+#define EJ_PF_CHUNK_BYTES	(512 * 1024)	/* read ahead by the thread */
+#define EJ_PF_MIN_LOG_BYTES	(64ULL * 1024 * 1024)	/* worth a thread */
+#define EJ_PF_MIN_RUN_BYTES	(4 * 1024 * 1024)	/* read in order */
 
 /* A read-ahead window; retired ones live until their last reader goes. */
 struct ej_window {
@@ -43,6 +48,7 @@ struct ej_window {
 	unsigned long long	start;		/* physical block of buf[0] */
 	unsigned int		len;		/* blocks held */
 	unsigned int		refs;		/* buffer_heads pointing in */
+	int			slot;		/* prefetch chunk, or -1 */
 	struct ej_window	*next_retired;
 };
 
@@ -76,6 +82,18 @@ struct ej_glue {
 	int			have_last;
 	unsigned int		ra;		/* next read-ahead, blocks */
 	unsigned int		ra_max;
+	unsigned long long	seq_run;	/* blocks read in order */
+
+	/* the reader thread (prefetch.c) and the chunks it lends */
+	struct ej_prefetch	*pf;
+	int			pf_tried;
+	unsigned int		pf_chunk_blocks;
+	unsigned long long	pf_min_run;	/* blocks in order first */
+	unsigned long long	pf_min_log;	/* blocks of journal at least */
+	int			pf_slot;	/* taken, not a window yet */
+	char			*pf_buf;
+	struct ej_pf_chunk	pf_chunk;
+	struct ej_window	pf_win[EJ_PF_SLOTS];
 
 	struct ej_cblock	*cache;		/* sorted by blk */
 	size_t			nr_cache, max_cache;
@@ -90,6 +108,8 @@ struct ej_glue {
 	struct ej_glue_stats	st;
 	unsigned long		prog_done;	/* log blocks reported read */
 };
+
+static void pf_stop(struct ej_glue *g);
 
 static int is_control(const void *data)
 {
@@ -122,6 +142,18 @@ errcode_t ej_glue_init(struct ej_host *h)
 	if (!g->ra_max)
 		g->ra_max = 1;
 	g->max_cache = EJ_CACHE_BYTES / bs;
+	g->pf_slot = -1;
+	g->pf_chunk_blocks = EJ_PF_CHUNK_BYTES / bs ? EJ_PF_CHUNK_BYTES / bs : 1;
+	g->pf_min_run = EJ_PF_MIN_RUN_BYTES / bs;
+	g->pf_min_log = EJ_PF_MIN_LOG_BYTES / bs;
+	if (getenv("E2JOURNAL_NO_PREFETCH")) {
+		g->pf_tried = 1;
+	} else if (getenv("E2JOURNAL_PREFETCH_ALWAYS")) {
+		/* for tests: on every log, in chunks of four blocks */
+		g->pf_chunk_blocks = 4;
+		g->pf_min_run = 8;
+		g->pf_min_log = 1;
+	}
 	h->glue = g;
 	/*
 	 * unix_io copies reads of up to four blocks through its cache; the
@@ -134,7 +166,7 @@ errcode_t ej_glue_init(struct ej_host *h)
 
 static void win_free(struct ej_window *w)
 {
-	if (!w)
+	if (!w || w->slot >= 0)
 		return;
 	ej_big_free(w->buf);
 	free(w);
@@ -143,6 +175,11 @@ static void win_free(struct ej_window *w)
 /* An idle window: keep one for reuse, free the rest. */
 static void win_idle(struct ej_glue *g, struct ej_window *w)
 {
+	if (w->slot >= 0) {
+		/* a chunk lent by the reader thread goes back to it */
+		ej_prefetch_release(g->pf, w->slot);
+		return;
+	}
 	if (!g->spare) {
 		w->len = 0;
 		g->spare = w;
@@ -159,12 +196,14 @@ void ej_glue_free(struct ej_host *h)
 
 	if (!g)
 		return;
+	pf_stop(g);
 	win_free(g->win);
 	win_free(g->spare);
 	while ((w = g->retired)) {
 		g->retired = w->next_retired;
 		win_free(w);
 	}
+	ej_prefetch_free(g->pf);
 	while (g->slab) {
 		struct ej_slab *sl = g->slab;
 
@@ -392,7 +431,7 @@ static struct ej_window *win_get(struct ej_glue *g)
 {
 	struct ej_window *w = g->win;
 
-	if (w && !w->refs) {
+	if (w && !w->refs && w->slot < 0) {
 		w->len = 0;
 		return w;
 	}
@@ -406,6 +445,7 @@ static struct ej_window *win_get(struct ej_glue *g)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
+	w->slot = -1;
 	w->buf = ej_big_zalloc((size_t)g->ra_max * g->bs);
 	if (!w->buf) {
 		free(w);
@@ -441,6 +481,117 @@ static errcode_t win_fill(struct ej_host *h, unsigned long long blk,
 	w->start = blk;
 	w->len = n;
 	return 0;
+}
+
+/* ------------------------------------------------------ reader thread */
+
+/*
+ * Stop the reader thread; a chunk taken but not yet lent goes back.
+ * Chunks recovery still reads from stay with it until released.
+ */
+static void pf_stop(struct ej_glue *g)
+{
+	if (!g->pf)
+		return;
+	if (g->pf_slot >= 0) {
+		ej_prefetch_release(g->pf, g->pf_slot);
+		g->pf_slot = -1;
+	}
+	ej_prefetch_halt(g->pf);
+}
+
+/*
+ * After a long run of reads in order, on a large log of a plain file or
+ * device: start the reader thread at logical block @lblk.
+ */
+static int pf_start(struct ej_host *h, unsigned long long lblk)
+{
+	struct ej_glue *g = h->glue;
+	journal_t *j = &h->journal;
+	int fd;
+
+	if (!g->pf) {
+		if (g->pf_tried)
+			return 0;
+		g->pf_tried = 1;
+		if (h->jio != h->fs->io || !h->fs->device_name ||
+		    h->fs->io->manager != unix_io_manager ||
+		    j->j_last <= j->j_first ||
+		    j->j_last - j->j_first < g->pf_min_log)
+			return 0;
+		fd = ej_open_same(h->fs, O_RDONLY);
+		if (fd < 0)
+			return 0;
+		g->pf = ej_prefetch_new(fd, g->bs, g->pf_chunk_blocks,
+					h->ext, h->nr_ext, j->j_first,
+					j->j_last);
+		if (!g->pf) {
+			close(fd);
+			return 0;
+		}
+	}
+	if (ej_prefetch_running(g->pf))
+		return 1;
+	return !ej_prefetch_run(g->pf, lblk);
+}
+
+/*
+ * The reader thread's chunk holding logical block @lblk (physical @blk),
+ * made the current window.  Chunks before it that recovery skipped are
+ * given back; anything else (a read behind, far ahead, a chunk the
+ * thread could not read) stops the thread, and NULL sends the read the
+ * usual way.
+ */
+static struct ej_window *pf_window(struct ej_host *h, unsigned long long lblk,
+				   unsigned long long blk)
+{
+	struct ej_glue *g = h->glue;
+	journal_t *j = &h->journal;
+	unsigned long long span, d, horizon;
+	const struct ej_pf_chunk *c = &g->pf_chunk;
+	struct ej_window *w;
+
+	if (lblk < j->j_first || lblk >= j->j_last)
+		goto stop;
+	span = j->j_last - j->j_first;
+	horizon = (unsigned long long)EJ_PF_SLOTS * g->pf_chunk_blocks;
+	win_drop(g);
+	for (;;) {
+		if (g->pf_slot < 0) {
+			g->pf_slot = ej_prefetch_next(g->pf, &g->pf_chunk,
+						      &g->pf_buf);
+			if (g->pf_slot < 0)
+				goto stop;
+		}
+		if (c->err)
+			goto stop;
+		d = (lblk + span - c->lblk) % span;
+		if (d < c->len) {
+			if (c->pblk + d != blk)
+				goto stop;
+			break;
+		}
+		if (d >= c->len + horizon)
+			goto stop;
+		/* recovery went past it */
+		ej_prefetch_release(g->pf, g->pf_slot);
+		g->pf_slot = -1;
+	}
+	w = &g->pf_win[g->pf_slot];
+	memset(w, 0, sizeof(*w));
+	w->buf = g->pf_buf;
+	w->start = c->pblk;
+	w->len = c->len;
+	w->slot = g->pf_slot;
+	g->pf_slot = -1;
+	g->win = w;
+	g->st.reads++;
+	g->st.blocks_read += w->len;
+	return w;
+
+stop:
+	pf_stop(g);
+	return NULL;
 }
 
 /* ------------------------------------------------------- buffer heads */
@@ -556,6 +707,12 @@ static struct buffer_head *jdev_bread(struct block_device *bdev,
 	lblk = x->lblk + (blk - x->pblk);
 	progress_read(h, lblk);
 	seq = g->have_last && lblk == g->last_lblk + 1;
+	/* in order, but for control blocks recovery no longer reads */
+	if (g->have_last && lblk > g->last_lblk &&
+	    lblk - g->last_lblk <= EJ_READ_GAP)
+		g->seq_run++;
+	else
+		g->seq_run = 0;
 	g->last_lblk = lblk;
 	g->have_last = 1;
 
@@ -574,6 +731,10 @@ static struct buffer_head *jdev_bread(struct block_device *bdev,
 	}
 
 	w = g->win;
+	if ((!w || blk < w->start || blk >= w->start + w->len) &&
+	    ((g->pf && ej_prefetch_running(g->pf)) ||
+	     (g->seq_run >= g->pf_min_run && pf_start(h, lblk))))
+		w = pf_window(h, lblk, blk);
 	if (!w || blk < w->start || blk >= w->start + w->len) {
 		unsigned long long n, room;
 		size_t i;
@@ -623,6 +784,7 @@ void ej_glue_invalidate(struct ej_host *h, unsigned long long blk)
 	if (!g)
 		return;
 	cache_remove(g, blk);
+	pf_stop(g);
 	if (g->win && blk >= g->win->start && blk < g->win->start + g->win->len)
 		win_drop(g);
 }
@@ -885,6 +1047,12 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	int keep = 0, keep2;
 	errcode_t err, err2;
 
+	if (g) {
+		/* recovery has stopped reading: so does the reader thread */
+		pf_stop(g);
+		if (g->win && g->win->slot >= 0)
+			win_drop(g);
+	}
 	if (g && skip_writes(h)) {
 		h->journal.j_replay_corrupt |= JBD2_CORRUPT_SUPERBLOCK;
 		if (g->dirty)
