@@ -42,6 +42,10 @@ struct ej_extent {
 	unsigned long long	len;
 };
 
+/* The extent of @arr holding block @blk (logical or @physical), or NULL. */
+const struct ej_extent *ej_extent_find(const struct ej_extent *arr, size_t n,
+				       unsigned long long blk, int physical);
+
 /* Read-ahead, control-block cache and deferred writes (jglue.c). */
 struct ej_glue;
 

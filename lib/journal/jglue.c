@@ -231,47 +231,49 @@ void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st)
 
 /* ------------------------------------------------------------ mapping */
 
+/*
+ * The extent of @arr (@n of them, sorted by the key searched) holding
+ * block @blk: logical, or physical when @physical.  NULL if none.
+ */
+const struct ej_extent *ej_extent_find(const struct ej_extent *arr, size_t n,
+				       unsigned long long blk, int physical)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ej_extent *x = &arr[mid];
+		unsigned long long start = physical ? x->pblk : x->lblk;
+
+		if (blk < start)
+			hi = mid;
+		else if (blk - start >= x->len)
+			lo = mid + 1;
+		else
+			return x;
+	}
+	return NULL;
+}
+
 errcode_t ej_glue_bmap(struct ej_host *h, unsigned long long lblk,
 		       unsigned long long *pblk)
 {
-	size_t lo = 0, hi = h->nr_ext;
+	const struct ej_extent *x;
 
 	if (lblk >= h->mapped)
 		return EJ_BLOCK_OUT_OF_RANGE;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct ej_extent *x = &h->ext[mid];
-
-		if (lblk < x->lblk)
-			hi = mid;
-		else if (lblk >= x->lblk + x->len)
-			lo = mid + 1;
-		else {
-			*pblk = x->pblk + (lblk - x->lblk);
-			return 0;
-		}
-	}
-	return EJ_BLOCK_OUT_OF_RANGE;
+	x = ej_extent_find(h->ext, h->nr_ext, lblk, 0);
+	if (!x)
+		return EJ_BLOCK_OUT_OF_RANGE;
+	*pblk = x->pblk + (lblk - x->lblk);
+	return 0;
 }
 
 /* The journal extent holding physical block @blk, or NULL. */
 static const struct ej_extent *pext_find(const struct ej_host *h,
 					 unsigned long long blk)
 {
-	size_t lo = 0, hi = h->nr_ext;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct ej_extent *x = &h->pext[mid];
-
-		if (blk < x->pblk)
-			hi = mid;
-		else if (blk >= x->pblk + x->len)
-			lo = mid + 1;
-		else
-			return x;
-	}
-	return NULL;
+	return ej_extent_find(h->pext, h->nr_ext, blk, 1);
 }
 
 static int forbidden(const struct ej_host *h, unsigned long long blk)

@@ -81,26 +81,6 @@ struct ej_prefetch {
 	struct ej_pf_slot	slot[EJ_PF_SLOTS];
 };
 
-/* The extent holding logical block @lblk, or NULL. */
-static const struct ej_extent *ext_of(const struct ej_prefetch *pf,
-				      unsigned long long lblk)
-{
-	size_t lo = 0, hi = pf->nr_ext;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct ej_extent *x = &pf->ext[mid];
-
-		if (lblk < x->lblk)
-			hi = mid;
-		else if (lblk - x->lblk >= x->len)
-			lo = mid + 1;
-		else
-			return x;
-	}
-	return NULL;
-}
-
 /* The next chunk's place; 0 when the log has nothing more to give. */
 static int next_chunk(struct ej_prefetch *pf, struct ej_pf_chunk *c)
 {
@@ -111,7 +91,7 @@ static int next_chunk(struct ej_prefetch *pf, struct ej_pf_chunk *c)
 		return 0;
 	if (pf->next >= pf->last)
 		pf->next = pf->first;
-	x = ext_of(pf, pf->next);
+	x = ej_extent_find(pf->ext, pf->nr_ext, pf->next, 0);
 	if (!x)
 		return 0;
 	n = pf->chunk;
