@@ -81,6 +81,25 @@ struct ej_prefetch {
 	struct ej_pf_slot	slot[EJ_PF_SLOTS];
 };
 
+/*
+ * Wait a little for the other side, the lock held: a round of pauses
+ * with the lock dropped while *@spins allows, then a sleep on @cv (with
+ * *@waits set, so the other side knows to signal it).
+ */
+static void pf_wait(struct ej_prefetch *pf, pthread_cond_t *cv, int *waits,
+		    int *spins)
+{
+	if ((*spins)++ < EJ_PF_SPINS) {
+		pthread_mutex_unlock(&pf->lock);
+		pf_pause();
+		pthread_mutex_lock(&pf->lock);
+		return;
+	}
+	*waits = 1;
+	pthread_cond_wait(cv, &pf->lock);
+	*waits = 0;
+}
+
 /* The next chunk's place; 0 when the log has nothing more to give. */
 static int next_chunk(struct ej_prefetch *pf, struct ej_pf_chunk *c)
 {
@@ -171,15 +190,7 @@ static void *reader_main(void *arg)
 	for (;;) {
 		while (!pf->stop && !pf->exhausted &&
 		       (i = free_slot(pf)) < 0) {
-			if (spins++ < EJ_PF_SPINS) {
-				pthread_mutex_unlock(&pf->lock);
-				pf_pause();
-				pthread_mutex_lock(&pf->lock);
-				continue;
-			}
-			pf->reader_waits = 1;
-			pthread_cond_wait(&pf->to_reader, &pf->lock);
-			pf->reader_waits = 0;
+			pf_wait(pf, &pf->to_reader, &pf->reader_waits, &spins);
 		}
 		if (pf->stop || pf->exhausted || fill_slot(pf, i))
 			break;
@@ -312,15 +323,7 @@ int ej_prefetch_next(struct ej_prefetch *pf, struct ej_pf_chunk *c,
 		if (i == EJ_PF_SLOTS &&
 		    (pf->exhausted || pf->stop || free_slot(pf) < 0))
 			break;
-		if (spins++ < EJ_PF_SPINS) {
-			pthread_mutex_unlock(&pf->lock);
-			pf_pause();
-			pthread_mutex_lock(&pf->lock);
-			continue;
-		}
-		pf->user_waits = 1;
-		pthread_cond_wait(&pf->to_user, &pf->lock);
-		pf->user_waits = 0;
+		pf_wait(pf, &pf->to_user, &pf->user_waits, &spins);
 	}
 	if (found >= 0) {
 		pf->slot[found].state = SLOT_HELD;
