@@ -42,9 +42,31 @@ struct ej_extent {
 	unsigned long long	len;
 };
 
-/* The extent of @arr holding block @blk (logical or @physical), or NULL. */
-const struct ej_extent *ej_extent_find(const struct ej_extent *arr, size_t n,
-				       unsigned long long blk, int physical);
+/*
+ * The extent of @arr (@n of them, sorted by the key searched) holding
+ * block @blk: logical, or physical when @physical.  NULL if none.  Inline:
+ * replay looks up every journal block it reads.
+ */
+static inline const struct ej_extent *
+ej_extent_find(const struct ej_extent *arr, size_t n, unsigned long long blk,
+	       int physical)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ej_extent *x = &arr[mid];
+		unsigned long long start = physical ? x->pblk : x->lblk;
+
+		if (blk < start)
+			hi = mid;
+		else if (blk - start >= x->len)
+			lo = mid + 1;
+		else
+			return x;
+	}
+	return NULL;
+}
 
 /* Read-ahead, control-block cache and deferred writes (jglue.c). */
 struct ej_glue;
@@ -150,8 +172,12 @@ struct ej_dio;
 /* Write @len bytes at byte @off the ordinary way; an error to report. */
 typedef errcode_t (*ej_dio_redo_fn)(void *arg, const void *buf, size_t len,
 				    unsigned long long off);
-/* @reads: the journal is on the filesystem's device; batch its reads too */
+/*
+ * A second descriptor of @fs's device (regular file or block device),
+ * checked to hold this filesystem at offset 0; -1 if it cannot be had.
+ */
 int ej_open_same(ext2_filsys fs, int flags);
+/* @reads: the journal is on the filesystem's device; batch its reads too */
 struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
 			    void *arg);
 /* Queue a write from buffer @tag; the buffer must stay until ej_dio_wait. */

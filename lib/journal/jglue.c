@@ -164,6 +164,12 @@ errcode_t ej_glue_init(struct ej_host *h)
 	return 0;
 }
 
+/* Does window @w (or NULL) hold physical block @blk? */
+static int win_holds(const struct ej_window *w, unsigned long long blk)
+{
+	return w && blk >= w->start && blk - w->start < w->len;
+}
+
 static void win_free(struct ej_window *w)
 {
 	if (!w || w->slot >= 0)
@@ -230,30 +236,6 @@ void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st)
 }
 
 /* ------------------------------------------------------------ mapping */
-
-/*
- * The extent of @arr (@n of them, sorted by the key searched) holding
- * block @blk: logical, or physical when @physical.  NULL if none.
- */
-const struct ej_extent *ej_extent_find(const struct ej_extent *arr, size_t n,
-				       unsigned long long blk, int physical)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct ej_extent *x = &arr[mid];
-		unsigned long long start = physical ? x->pblk : x->lblk;
-
-		if (blk < start)
-			hi = mid;
-		else if (blk - start >= x->len)
-			lo = mid + 1;
-		else
-			return x;
-	}
-	return NULL;
-}
 
 errcode_t ej_glue_bmap(struct ej_host *h, unsigned long long lblk,
 		       unsigned long long *pblk)
@@ -504,7 +486,7 @@ static void pf_stop(struct ej_glue *g)
 
 /*
  * After a long run of reads in order, on a large log of a plain file or
- * device: start the reader thread at logical block @lblk.
+ * device: start the reader thread (not running) at logical block @lblk.
  */
 static int pf_start(struct ej_host *h, unsigned long long lblk)
 {
@@ -532,8 +514,6 @@ static int pf_start(struct ej_host *h, unsigned long long lblk)
 			return 0;
 		}
 	}
-	if (ej_prefetch_running(g->pf))
-		return 1;
 	return !ej_prefetch_run(g->pf, lblk);
 }
 
@@ -733,11 +713,11 @@ static struct buffer_head *jdev_bread(struct block_device *bdev,
 	}
 
 	w = g->win;
-	if ((!w || blk < w->start || blk >= w->start + w->len) &&
-	    ((g->pf && ej_prefetch_running(g->pf)) ||
+	if (!win_holds(w, blk) &&
+	    (ej_prefetch_running(g->pf) ||
 	     (g->seq_run >= g->pf_min_run && pf_start(h, lblk))))
 		w = pf_window(h, lblk, blk);
-	if (!w || blk < w->start || blk >= w->start + w->len) {
+	if (!win_holds(w, blk)) {
 		unsigned long long n, room;
 		size_t i;
 		errcode_t ret;
@@ -787,7 +767,7 @@ void ej_glue_invalidate(struct ej_host *h, unsigned long long blk)
 		return;
 	cache_remove(g, blk);
 	pf_stop(g);
-	if (g->win && blk >= g->win->start && blk < g->win->start + g->win->len)
+	if (win_holds(g->win, blk))
 		win_drop(g);
 }
 
