@@ -57,6 +57,7 @@ struct txn_rec {
 	unsigned int		nr_ctl;
 	bool			garbled;	/* a header in it was garbled */
 	bool			io_error;	/* a block of it was unreadable */
+	bool			torn;		/* commit ok only with a zero body */
 };
 
 struct recovery_info {
@@ -223,9 +224,10 @@ static bool commit_csum_ok(journal_t *journal, const char *buf)
 }
 
 /*
- * A commit block whose write was torn after its first sector: the header
- * is intact, but the checksum only holds over the header followed by
- * zeros (what the writer checksummed).  Linux 6.11 accepts these too.
+ * Does the checksum hold over the commit header followed by zeros (what
+ * the writer checksummed)?  That is a torn write, the header sector alone
+ * on disk, only for the last commit of a journal without async_commit;
+ * decide() judges where the commit sits.  Linux 6.11 accepts these too.
  */
 static bool commit_torn_ok(journal_t *journal, const char *buf)
 {
@@ -650,8 +652,12 @@ static int scan_commit(journal_t *journal, struct recovery_info *info,
 	if (jbd2_has_feature_checksum(journal) &&
 	    (t->garbled || !commit_v1_ok(buf, ss->crc32_sum)))
 		ok = false;
-	if (!commit_csum_ok(journal, buf) && !commit_torn_ok(journal, buf))
-		ok = false;
+	if (!commit_csum_ok(journal, buf)) {
+		if (ok && commit_torn_ok(journal, buf))
+			t->torn = true;
+		else
+			ok = false;
+	}
 	ss->crc32_sum = ~0U;
 
 	if (!ok && jbd2_journal_has_csum_v2or3(journal) &&
@@ -668,7 +674,7 @@ static int scan_commit(journal_t *journal, struct recovery_info *info,
 	}
 	close_txn(journal, info, ss,
 		  t->garbled ? JBD2_COMMIT_GARBLED :
-		  ok ? JBD2_COMMIT_OK : JBD2_COMMIT_BAD_CSUM,
+		  ok && !t->torn ? JBD2_COMMIT_OK : JBD2_COMMIT_BAD_CSUM,
 		  log_advance(journal, ss->next, 1));
 	ss->last_commit_time = commit_time;
 	ss->tid++;
@@ -954,11 +960,17 @@ static void decide(journal_t *journal, struct recovery_info *info)
 		    st == JBD2_COMMIT_GARBLED)
 			last = i;
 	}
-	if (last != ~0U && info->txn[last].ti.status == JBD2_COMMIT_BAD_CSUM &&
-	    jbd2_has_feature_async_commit(journal)) {
-		/* A torn final async commit: it never committed. */
-		info->txn[last].ti.status = JBD2_COMMIT_ASYNC_TAIL;
-		tail_skipped = true;
+	if (last != ~0U && info->txn[last].ti.status == JBD2_COMMIT_BAD_CSUM) {
+		struct txn_rec *t = &info->txn[last];
+
+		if (jbd2_has_feature_async_commit(journal)) {
+			/* A failed final async commit: it never committed. */
+			t->ti.status = JBD2_COMMIT_ASYNC_TAIL;
+			tail_skipped = true;
+		} else if (t->torn) {
+			/* Its header sector reached the disk: complete. */
+			t->ti.status = JBD2_COMMIT_OK;
+		}
 	}
 	info->end_transaction = last == ~0U ? info->start_transaction :
 		info->txn[last].ti.tid + 1;

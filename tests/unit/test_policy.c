@@ -1072,15 +1072,19 @@ static void row10b_case(const struct rig_cfg *m, unsigned int bs, int var)
 }
 
 /*
- * Row 11: v2/v3, a torn commit block (header intact, the rest of the
- * block garbage, the checksum over the header and zeros): tid 4 (0) or
- * the last, tid 6 (1).  A complete commit: replayed, not flagged.
+ * Rows 11 and 11b: v2/v3, a commit block whose checksum holds only over
+ * its header followed by zeros (header intact, the rest of the block
+ * garbage).  Torn, and so complete, only as the last commit of a journal
+ * without async_commit:
+ * 0: tid 4, mid-log: not torn, its checksum failed (row 1: replayed,
+ *    flagged);
+ * 1: tid 6, the last: replayed, not flagged; with async_commit the
+ *    async row (skipped with its revoke of B, not flagged);
+ * 2: as 1, and tid 6's descriptor fails its checksum (row 7): the torn
+ *    commit still commits tid 6, its revoke of B holds and its blocks are
+ *    untrusted; with async_commit tid 6 is skipped whole.
  * e2fsprogs 1.47.0 does not know torn commits: under stop it is a bad
- * commit (row 1 / row 4 / async).
- * 2: tid 6's descriptor fails its checksum (row 7) and the torn commit
- * follows it: the tag count is still sane (the torn commit is a good
- * one), tid 6 commits: its revoke of B holds, its blocks are untrusted.
- * stop fails on the descriptor: nothing replayed.
+ * commit (row 1 / row 4 / async); on 2 stop fails on the descriptor.
  */
 static void row11_case(const struct rig_cfg *m, unsigned int bs, int var)
 {
@@ -1099,13 +1103,24 @@ static void row11_case(const struct rig_cfg *m, unsigned int bs, int var)
 	rig_resnap(&pc.r);
 
 	plan_all(&pc);
-	if (var == 2) {
-		plan_skip(&pc, 6, 0, JBD2_BLOCK_UNTRUSTED_DESC);
-		plan_skip(&pc, 6, 1, JBD2_BLOCK_UNTRUSTED_DESC);
-		ra.must = JBD2_CORRUPT_DESCR_CSUM;
-		ra.first_bad = 6;
+	if (!var) {
+		ra.must = JBD2_CORRUPT_COMMIT_CSUM;
+		ra.first_bad = 4;
+		expect_status(&ra, 4, JBD2_COMMIT_BAD_CSUM,
+			      JBD2_COMMIT_BAD_CSUM);
+	} else if (is_async(m)) {
+		plan_txn_out(&pc, 6, JBD2_BLOCK_ASYNC_TAIL);
+		expect_status(&ra, 6, JBD2_COMMIT_ASYNC_TAIL,
+			      JBD2_COMMIT_ASYNC_TAIL);
+	} else {
+		if (var == 2) {
+			plan_skip(&pc, 6, 0, JBD2_BLOCK_UNTRUSTED_DESC);
+			plan_skip(&pc, 6, 1, JBD2_BLOCK_UNTRUSTED_DESC);
+			ra.must = JBD2_CORRUPT_DESCR_CSUM;
+			ra.first_bad = 6;
+		}
+		expect_status(&ra, 6, JBD2_COMMIT_OK, JBD2_COMMIT_OK);
 	}
-	expect_status(&ra, tid, JBD2_COMMIT_OK, JBD2_COMMIT_OK);
 	run_ra_refuse(&pc, &ra);
 
 	if (var == 2) {

@@ -16,9 +16,10 @@
  *   - under refuse, a journal flagged corrupt wrote nothing;
  *   - with v2/v3 checksums, a flip in a descriptor, revoke, commit
  *     header or (when its tag checksum changes) data block of a committed
- *     transaction other than the last was flagged under replay-all; not
- *     counted: flips in a commit block past its header (taken as a torn
- *     commit, by design) and in a data block a later transaction revokes
+ *     transaction other than the last was flagged under replay-all,
+ *     flips in the body of such a commit block included (a commit that
+ *     verifies only with a zero body is torn only at the end of the log);
+ *     not counted: flips in a data block a later transaction revokes
  *     (never checksummed).
  * The counts are printed; crashes show as sanitizer reports (the _san
  * build) or as the test dying.
@@ -69,12 +70,6 @@ static const int sw_policies[] = {
 #define SW_K_DETECT	2	/* any flip must be flagged (v2/v3) */
 #define SW_K_DATA	3	/* flagged if its tag checksum changes */
 #define SW_K_OTHER	4
-/*
- * Flagged if in the commit header: the rest is zero as written, and a
- * commit whose checksum holds over its header and a zero tail is taken
- * as a torn write of a good commit (Linux 6.11 does the same).
- */
-#define SW_K_COMMIT	5
 
 struct sw_blk {
 	int		kind;
@@ -294,8 +289,6 @@ static void sweep(const struct sw_cfg *c, struct sw_totals *tot)
 				k->kind = SW_K_DATA;
 				k->desc = wb->desc_jblock;
 				k->tag_offset = wb->tag_offset;
-			} else if (wb->kind == EJ_WB_COMMIT) {
-				k->kind = SW_K_COMMIT;
 			} else {
 				k->kind = SW_K_DETECT;
 			}
@@ -323,8 +316,6 @@ static void sweep(const struct sw_cfg *c, struct sw_totals *tot)
 		pos = off % c->bs;
 		if (kinds[b].kind == SW_K_DETECT)
 			detectable = 1;
-		else if (kinds[b].kind == SW_K_COMMIT)
-			detectable = pos < sizeof(struct commit_header);
 		else if (kinds[b].kind == SW_K_DATA)
 			detectable = sw_data_csum_changes(j, c->bs, c->csum,
 							  &kinds[b], b, pos);
