@@ -102,6 +102,14 @@ struct e2fsck_ctx {
 	int		dry;		/* rehearsal: no output/writes */
 	int		dry_asked;	/* a person would be asked */
 	int		dry_stop;	/* it would halt or abort */
+
+	/* -C: progress of the journal phase (progress.c) */
+	int		progress;	/* -C given */
+	int		progress_fd;	/* 0: a bar on stdout */
+	struct ej_report *progress_report;
+	unsigned int	progress_last;	/* thousandths last shown */
+	long long	progress_time;	/* ms of the last update */
+	int		progress_drawn;	/* a bar is on the screen */
 };
 
 /* unix.c */
@@ -120,6 +128,10 @@ __printf(2, 3) void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...);
 
 /* conf.c */
 void e2fsck_read_conf(struct e2fsck_ctx *ctx);
+
+/* progress.c */
+void e2f_progress_start(struct e2fsck_ctx *ctx, struct ej_report *r);
+void e2f_progress_end(struct e2fsck_ctx *ctx, struct ej_report *r);
 
 /* journal.c */
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx);

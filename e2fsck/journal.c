@@ -1200,7 +1200,9 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	 * A superblock whose checksum failed is used under replay-all (its
 	 * blocks are checked one by one) and is reason enough to refuse.
 	 */
+	e2f_progress_start(ctx, ej_journal_report(j));
 	ret = jbd2_journal_recover(j);
+	e2f_progress_end(ctx, ej_journal_report(j));
 	err = -ret;
 	bad = ej_journal_report(j)->corrupt;
 	write_report(ctx, j);

@@ -775,6 +775,8 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 					exec_engine(ctx, argv);
 				close(d);
 			}
+			ctx->progress = 1;
+			ctx->progress_fd = fd;
 			break;
 		case 'E':
 			extended = optarg;
