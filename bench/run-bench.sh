@@ -20,6 +20,7 @@ images="a b c r"
 cand="$top/e2fsck/e2fsck"
 ref="${REF_E2FSCK:-/usr/sbin/e2fsck}"
 e2journal="$top/misc/e2journal"
+cold=0
 
 usage() {
 	cat <<'EOF'
@@ -32,12 +33,18 @@ Usage: bench/run-bench.sh [options]
   --images LIST   any of "a b c r" (r: revoke-heavy) ["a b c r"]
   --candidate F   our e2fsck [e2fsck/e2fsck]
   --ref F         e2fsprogs' e2fsck [/usr/sbin/e2fsck, or $REF_E2FSCK]
+  --cold          replay from a loop block device with direct I/O, the
+                  copy evicted from the page cache before every run
+                  (bench/cold-pairs.sh; needs root), with the cold read
+                  and write floors
   -h, --help      this text
 
 Both run as "F -y -E journal_only IMG" on fresh copies of each image.
 Targets (wall ratio ours/e2fsprogs, median of the per-pair ratios):
   a <= 0.12, b <= 0.30, c <= 0.5, r <= 0.05 and our median wall < 5 s;
   our peak RSS <= 64 MiB on every image; every run verified.
+Cold targets: a <= 0.15 and our median within 1.2x of the cold read
+floor, b <= 0.22, c <= 0.40 (r: as warm).
 Exit status: 0 when every target is met, 1 otherwise, 2 on usage errors.
 EOF
 }
@@ -53,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--images) images="$2"; shift 2 ;;
 	--candidate) cand="$2"; shift 2 ;;
 	--ref) ref="$2"; shift 2 ;;
+	--cold) cold=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
@@ -119,6 +127,11 @@ build_image() {
 }
 
 target_of() {
+	[ "$cold" = 1 ] && case "$1" in
+	a) echo 0.15; return ;;
+	b) echo 0.22; return ;;
+	c) echo 0.40; return ;;
+	esac
 	case "$1" in
 	a) echo 0.12 ;;
 	b) echo 0.30 ;;
@@ -138,12 +151,52 @@ median() {
 summary=""
 fail=0
 
+# cold_image NAME IMG LOG: bench/cold-pairs.sh's runs, summed up as the
+# warm ones are, with the floors beside them.
+cold_image() {
+	local name=$1 img=$2 log=$3 cw rw rss ratios cmed rmed ratio t v
+	local fread fwrite v_floor=
+	"$here/cold-pairs.sh" "$kit" "$img" "$runs" "$warmup" "$cand" "$ref" \
+		"$e2journal" >"$log" 2>&1 || { cat "$log"; fail=1; return; }
+	cw=$(awk '$2 == "ours" { print $5 }' "$log")
+	rw=$(awk '$2 == "ref" { print $5 }' "$log")
+	rss=$(awk '$2 == "ours" { print $7 / 1024 }' "$log" | sort -g | tail -1)
+	ratios=$(paste <(echo "$cw") <(echo "$rw") |
+		 awk '$2 > 0 { printf "%.3f\n", $1 / $2 }')
+	cmed=$(echo "$cw" | median)
+	rmed=$(echo "$rw" | median)
+	ratio=$(echo "$ratios" | median)
+	fread=$(awk '$1 == "floor" && $2 == "read" { print $3 }' "$log")
+	fwrite=$(awk '$1 == "floor" && $2 == "write" { print $3 }' "$log")
+	t=$(target_of "$name")
+	v=$(awk -v x="$ratio" -v t="$t" 'BEGIN { print (x <= t) ? "PASS" : "MISS" }')
+	[ "$v" = PASS ] || fail=1
+	if [ "$name" = a ]; then
+		v_floor=$(awk -v x="$cmed" -v f="$fread" \
+			  'BEGIN { print (x <= 1.2 * f) ? "PASS" : "MISS" }')
+		[ "$v_floor" = PASS ] || fail=1
+		v_floor="  <= 1.2 x read floor: $v_floor"
+	fi
+	grep -q 'verify FAIL' "$log" && fail=1
+	echo "   per-pair wall ratios: $(echo $ratios)"
+	line=$(printf '%-2s cold: ours %7.3f s  e2fsprogs %7.3f s  ratio %6.3f (<= %s: %s)  floors: read %.3f s, write %.3f s  peak RSS %5.1f MiB  verify %s%s' \
+	       "$name" "$cmed" "$rmed" "$ratio" "$t" "$v" "${fread:-0}" \
+	       "${fwrite:-0}" "${rss:-0}" \
+	       "$(grep -q 'verify FAIL' "$log" && echo FAIL || echo OK)" "$v_floor")
+	echo "   $line"
+	summary="$summary$line"$'\n'
+}
+
 for name in $images; do
 	build_image "$name"
 	img=$(image_path "$name")
 	log="$work/bench-$name.log"
-	echo "run-bench: image $name ($img), $runs pairs"
+	echo "run-bench: image $name ($img), $runs pairs$( [ "$cold" = 1 ] && echo ', cold')"
 	status=0
+	if [ "$cold" = 1 ]; then
+		cold_image "$name" "$img" "$log"
+		continue
+	fi
 	"$kit/replay-bench.sh" --runs "$runs" --warmup "$warmup" --no-floor --verify \
 		--ref "$ref -y -E journal_only {img}" --image "$img" -- \
 		"$cand" -y -E journal_only {img} >"$log" 2>&1 || status=$?
