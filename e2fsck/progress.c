@@ -5,7 +5,9 @@
  * e2fsprogs' e2fsck says nothing while it replays a journal; on a
  * journal of a gigabyte at boot that is seconds of silence.  Ours reports
  * the replay the way e2fsck reports its passes:
- *   -C 0   a bar on standard output, redrawn in place ("\r");
+ *   -C 0   a bar on standard output, redrawn in place ("\r"), between
+ *          the \001 and \002 that logsave leaves out of its log, as
+ *          e2fsck draws its own;
  *   -C fd  completion lines "PASS CURRENT MAX DEVICE" on the descriptor,
  *          as fsck(8) and systemd-fsck read them.  The journal phase is
  *          pass 0 (e2fsck's passes are 1-5, which the engine reports
@@ -58,7 +60,11 @@ static void draw(struct e2fsck_ctx *ctx, unsigned int permille)
 			put_all(ctx->progress_fd, line, (size_t)n);
 		return;
 	}
-	n = snprintf(line, sizeof(line), "\r%s: journal |%.*s%*s| %5.1f%%",
+	/*
+	 * As e2fsck draws its bars: between \001 and \002, which logsave
+	 * leaves out of its log, the cursor back at the start after it.
+	 */
+	n = snprintf(line, sizeof(line), "\001%s: journal |%.*s%*s| %5.1f%%   \r\002",
 		     ctx->device_name, fill,
 		     "========================================", /* 40 */
 		     PROGRESS_BAR_WIDTH - fill, "", permille / 10.0);
@@ -122,11 +128,12 @@ void e2f_progress_end(struct e2fsck_ctx *ctx, struct ej_report *r)
 		return;
 	/* as e2fsck clears its bar: blanks over it, back to the start */
 	len = strlen(ctx->device_name) + PROGRESS_BAR_WIDTH + 24;
-	if (len > sizeof(blank) - 2)
-		len = sizeof(blank) - 2;
-	blank[0] = '\r';
+	if (len > sizeof(blank) - 4)
+		len = sizeof(blank) - 4;
+	blank[0] = '\001';
 	memset(blank + 1, ' ', len);
 	blank[len + 1] = '\r';
-	put_all(STDOUT_FILENO, blank, len + 2);
+	blank[len + 2] = '\002';
+	put_all(STDOUT_FILENO, blank, len + 3);
 	ctx->progress_drawn = 0;
 }

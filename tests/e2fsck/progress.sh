@@ -72,8 +72,15 @@ PY
 NAME=bar
 run -C 0
 expect_rc 0
-grep -q "$(printf '\r')$IMG: journal |" "$WORK/out" ||
+grep -q "$(printf '\001')$IMG: journal |" "$WORK/out" ||
 	fail "no journal bar on stdout"
+# every bar between \001 and \002, as logsave expects
+python3 - "$WORK/out" <<'PY' || fail "a bar outside \\001...\\002"
+import re, sys
+out = open(sys.argv[1], "rb").read()
+left = re.sub(rb"\x01[^\x02]*\x02", b"", out)
+sys.exit(1 if b"journal |" in left or b"\x01" in left else 0)
+PY
 grep -q "100.0%" "$WORK/out" || fail "the bar never reaches 100.0%"
 same_image "$IMG" "$WORK/with_fd" || fail "-C 0 and -C 3 replay differently"
 
