@@ -61,12 +61,12 @@ enum e2f_journal_action {
 
 struct e2fsck_ctx {
 	const char	*program_name;	/* argv[0], the engine's too */
-	const char	*filesystem_name; /* the device as we open it */
+	char		*filesystem_name; /* the device as we open it */
 	char		*io_options;	/* after '?' in the device */
 	char		*device_name;	/* -N, label, or path */
 	int		named;		/* -N given */
 	const char	*device_arg;	/* the device as written */
-	const char	*journal_name;	/* -j, resolved */
+	char		*journal_name;	/* -j, resolved */
 	const char	*journal_arg;	/* -j as written */
 	const char	*undo_file;	/* -z */
 	unsigned long long superblock;	/* -b */
@@ -87,6 +87,7 @@ struct e2fsck_ctx {
 
 	/* what the engine gets: the user's options, our -E keys removed */
 	char		**engine_argv;
+	char		*engine_flags;	/* the "-x" strings engine_argv holds */
 	int		engine_argc;
 	char		*engine_extended; /* the last -E without our keys */
 

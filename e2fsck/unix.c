@@ -652,14 +652,18 @@ static void build_engine_argv(struct e2fsck_ctx *ctx, int nopts,
 {
 	int i, n = 0, max = 2 * nopts + 10;
 	char **v = xmalloc(max * sizeof(char *));
-	char opt[3] = { '-', 0, 0 };
+	char *opt = xmalloc(3 * nopts + 1);
 
+	ctx->engine_flags = opt;
 	v[n++] = (char *)ctx->program_name;
 	for (i = 0; i < nopts; i++) {
 		if (*optc[i] == 'E')
 			continue;
+		opt[0] = '-';
 		opt[1] = *optc[i];
-		v[n++] = xstrdup(opt);
+		opt[2] = 0;
+		v[n++] = opt;
+		opt += 3;
 		if (optv[i])
 			v[n++] = optv[i];
 	}
@@ -744,7 +748,7 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 	const char *extended = NULL;
 	int nopts = 0, version = 0, c, fd;
 	long long num;
-	char *end;
+	char *name, *end;
 
 	ctx->program_name = argc && argv[0] ? argv[0] : "e2fsck";
 	if (!argc || !argv[0])
@@ -815,6 +819,7 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 			break;
 		case 'j':
 			ctx->journal_arg = optarg;
+			free(ctx->journal_name);
 			ctx->journal_name = resolve_devname(optarg);
 			break;
 		case 'L':
@@ -828,6 +833,7 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 			version = 1;
 			break;
 		case 'N':
+			free(ctx->device_name);
 			ctx->device_name = xstrdup(optarg);
 			ctx->named = 1;
 			break;
@@ -859,13 +865,14 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 		ctx->options |= E2F_OPT_READONLY;
 
 	ctx->device_arg = argv[optind];
-	ctx->filesystem_name = xstrdup(argv[optind]);
-	end = strchr(ctx->filesystem_name, '?');
+	name = xstrdup(argv[optind]);
+	end = strchr(name, '?');
 	if (end) {
 		*end++ = 0;
-		ctx->io_options = end;
+		ctx->io_options = xstrdup(end);
 	}
-	ctx->filesystem_name = resolve_devname(ctx->filesystem_name);
+	ctx->filesystem_name = resolve_devname(name);
+	free(name);
 	if (!ctx->filesystem_name)
 		exec_engine(ctx, argv);
 
@@ -884,6 +891,21 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 		exec_engine(ctx, final_engine_argv(ctx));
 	free(optc);
 	free(optv);
+}
+
+/* What the command line and the journal phase allocated. */
+static void free_ctx(struct e2fsck_ctx *ctx)
+{
+	free(ctx->filesystem_name);
+	free(ctx->io_options);
+	free(ctx->device_name);
+	free(ctx->journal_name);
+	free(ctx->report_file);
+	free(ctx->save_file);
+	free(ctx->engine_argv);
+	free(ctx->engine_flags);
+	free(ctx->engine_extended);
+	memset(ctx, 0, sizeof(*ctx));
 }
 
 /* ------------------------------------------------------------------ */
@@ -922,8 +944,11 @@ int main(int argc, char **argv)
 		exec_engine(ctx, final_engine_argv(ctx));
 	if (action == E2F_JOURNAL_DONE)
 		ctx->flags |= E2F_FLAG_ACTED;
-	if (ctx->flags & E2F_FLAG_NO_ENGINE)
-		exit(ctx->exit_value);
+	if (ctx->flags & E2F_FLAG_NO_ENGINE) {
+		status = ctx->exit_value;
+		free_ctx(ctx);
+		return status;
+	}
 
 	status = run_engine_relayed(ctx, final_engine_argv(ctx));
 	/*
@@ -936,5 +961,6 @@ int main(int argc, char **argv)
 		status |= FSCK_NONDESTRUCT;
 	if (!(status & (FSCK_UNCORRECTED | FSCK_ERROR)))
 		status |= ctx->exit_value;
+	free_ctx(ctx);
 	return status;
 }
