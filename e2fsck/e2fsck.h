@@ -76,6 +76,7 @@ struct e2fsck_ctx {
 	int		interactive;
 	int		cflag;		/* -c given */
 	int		bad_blocks_file; /* -l or -L given */
+	int		flush;		/* -F given */
 
 	/* -E keys of our own */
 	int		policy;		/* enum jbd2_replay_policy */
@@ -93,6 +94,8 @@ struct e2fsck_ctx {
 
 	ext2_filsys	fs;
 	int		exit_value;	/* bits the journal phase adds */
+	unsigned long long replay_bytes; /* s_kbytes_written's share, bytes */
+	int		count_kbytes;	/* s_kbytes_written is kept */
 
 	/*
 	 * The journal phase runs its checks twice: a rehearsal on the

@@ -417,6 +417,29 @@ static int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv)
 	return FSCK_ERROR;
 }
 
+/*
+ * SIGINT and SIGTERM before the engine starts: e2fsck notes them, lets
+ * a replay under way finish, and exits 8 before pass 1 (its signal check
+ * after the journal).  While the engine runs, it is the engine's.
+ */
+static volatile sig_atomic_t cancelled;
+
+static void note_cancel(int sig)
+{
+	cancelled = sig;
+}
+
+static void catch_cancel(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = note_cancel;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 /* ------------------------------------------------------------------ */
 /* The command line                                                    */
 
@@ -829,6 +852,9 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 		case 'f':
 			ctx->options |= E2F_OPT_FORCE;
 			break;
+		case 'F':
+			ctx->flush = 1;
+			break;
 		case 'V':
 			version = 1;
 			break;
@@ -893,6 +919,33 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 	free(optv);
 }
 
+/*
+ * -F, as e2fsck does it before it opens the filesystem: flush the
+ * device's buffers, and give up (exit 8) when that fails, as it does on
+ * anything but a block device.  Nothing has been written yet.
+ */
+static void flush_device(struct e2fsck_ctx *ctx)
+{
+	errcode_t err;
+	int fd;
+
+	if (!ctx->flush)
+		return;
+	fd = open(ctx->filesystem_name, O_RDONLY);
+	if (fd < 0) {
+		com_err("open", errno, "while opening %s for flushing",
+			ctx->filesystem_name);
+		exit(FSCK_ERROR);
+	}
+	err = ext2fs_sync_device(fd, 1);
+	close(fd);
+	if (err) {
+		com_err("ext2fs_sync_device", err,
+			"while trying to flush %s", ctx->filesystem_name);
+		exit(FSCK_ERROR);
+	}
+}
+
 /* What the command line and the journal phase allocated. */
 static void free_ctx(struct e2fsck_ctx *ctx)
 {
@@ -938,8 +991,16 @@ int main(int argc, char **argv)
 	if (!(ctx->options & (E2F_OPT_PREEN | E2F_OPT_NO | E2F_OPT_YES)) &&
 	    !ctx->interactive)
 		exec_engine(ctx, final_engine_argv(ctx));
+	flush_device(ctx);
 
+	catch_cancel();
 	action = e2fsck_journal_phase(ctx);
+	if (cancelled) {
+		/* e2fsck's check before pass 1: no word, exit 8 */
+		e2fsck_banner(ctx);
+		free_ctx(ctx);
+		return FSCK_ERROR;
+	}
 	if (action == E2F_JOURNAL_DELEGATE && !(ctx->flags & E2F_FLAG_BANNER))
 		exec_engine(ctx, final_engine_argv(ctx));
 	if (action == E2F_JOURNAL_DONE)
