@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <et/com_err.h>
+#include <uuid/uuid.h>
 
 #include "e2fsck.h"
 #include "problem.h"
@@ -88,21 +89,23 @@ static int uuid_null(const __u8 *u)
 	return 1;
 }
 
-/* Where the external journal is: -j, else udev's name for its UUID. */
+/*
+ * Where the external journal is: -j, else, as e2fsck looks for it, the
+ * device libblkid finds with its UUID, else the one with the device
+ * number the superblock keeps (s_journal_dev).  Kept once found.
+ */
 static const char *find_external(struct e2fsck_ctx *ctx)
 {
-	static char path[64];
-	const __u8 *u = ctx->fs->super->s_journal_uuid;
+	const struct ext2_super_block *sb = ctx->fs->super;
+	char uuid[37];
 
 	if (ctx->journal_name)
 		return ctx->journal_name;
-	snprintf(path, sizeof(path),
-		 "/dev/disk/by-uuid/%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
-		 u[10], u[11], u[12], u[13], u[14], u[15]);
-	if (access(path, F_OK))
-		return NULL;
-	return path;
+	uuid_unparse(sb->s_journal_uuid, uuid);
+	ctx->journal_name = e2fsck_find_dev("UUID", uuid);
+	if (!ctx->journal_name)
+		ctx->journal_name = e2fsck_find_devno(sb->s_journal_dev);
+	return ctx->journal_name;
 }
 
 /* ------------------------------------------------------------------ */

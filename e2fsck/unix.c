@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 
 #include <et/com_err.h>
+#include <blkid.h>
 
 #include "e2fsck.h"
 #include "problem.h"
@@ -634,39 +635,46 @@ static void parse_extended_opts(struct e2fsck_ctx *ctx, const char *opts,
 }
 
 /*
- * A device named by tag, as e2fsck accepts it: UUID=, LABEL=, PARTUUID=,
- * PARTLABEL=, looked up through udev's /dev/disk links.  NULL if it
- * cannot be found here (the engine, which has blkid, may still find it).
+ * Devices named by tag (UUID=, LABEL=, PARTUUID=, PARTLABEL=) are found
+ * as e2fsck finds them, through libblkid and its cache (BLKID_FILE, or
+ * a probe of every device in /proc/partitions): no udev links needed.
+ */
+static blkid_cache blkid;
+static int blkid_tried;
+
+static blkid_cache get_blkid(void)
+{
+	if (!blkid_tried) {
+		blkid_tried = 1;
+		if (blkid_get_cache(&blkid, NULL))
+			blkid = NULL;
+	}
+	return blkid;
+}
+
+/* The device whose tag @token has @value, malloc'ed; NULL if none. */
+char *e2fsck_find_dev(const char *token, const char *value)
+{
+	blkid_cache c = get_blkid();
+
+	return c ? blkid_get_devname(c, token, value) : NULL;
+}
+
+/* The device with number @devno, malloc'ed; NULL if none. */
+char *e2fsck_find_devno(unsigned long devno)
+{
+	return devno ? blkid_devno_to_devname(devno) : NULL;
+}
+
+/*
+ * A device as e2fsck takes it: a path as it is, a "TAG=value" looked up.
+ * NULL if it cannot be found (the engine then says so, in e2fsck's words).
  */
 static char *resolve_devname(const char *name)
 {
-	static const struct {
-		const char *tag, *dir;
-	} tags[] = {
-		{ "UUID=", "/dev/disk/by-uuid/" },
-		{ "LABEL=", "/dev/disk/by-label/" },
-		{ "PARTUUID=", "/dev/disk/by-partuuid/" },
-		{ "PARTLABEL=", "/dev/disk/by-partlabel/" },
-	};
-	char path[PATH_MAX], *real;
-	const char *val;
-	size_t i, n;
-
-	for (i = 0; i < ARRAY_SIZE(tags); i++) {
-		n = strlen(tags[i].tag);
-		if (strncmp(name, tags[i].tag, n))
-			continue;
-		val = name + n;
-		if (*val == '"')
-			val++;
-		snprintf(path, sizeof(path), "%s%s", tags[i].dir, val);
-		n = strlen(path);
-		if (n && path[n - 1] == '"')
-			path[n - 1] = 0;
-		real = realpath(path, NULL);
-		return real;
-	}
-	return xstrdup(name);
+	if (!strchr(name, '='))
+		return xstrdup(name);
+	return e2fsck_find_dev(name, NULL);
 }
 
 /* What the engine gets: the user's options minus -E, then ours. */
@@ -958,6 +966,9 @@ static void free_ctx(struct e2fsck_ctx *ctx)
 	free(ctx->engine_argv);
 	free(ctx->engine_flags);
 	free(ctx->engine_extended);
+	if (blkid)
+		blkid_put_cache(blkid);
+	blkid = NULL;
 	memset(ctx, 0, sizeof(*ctx));
 }
 
