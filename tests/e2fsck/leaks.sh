@@ -79,6 +79,9 @@ run -fy -j "$JNL" "$IMG"
 
 expect_out "recovering journal"
 
+NAME="external journal looked for through libblkid, not found"
+run -fn "$IMG"
+
 NAME="bad extended option"
 run -fy -E journal_policy=bogus "$IMG"
 expect_rc 1
