@@ -73,6 +73,14 @@ txn -c 1500-1510
 run -p "$IMG"
 run -p "$IMG"
 
+NAME="-C progress during the replay"
+mkfs has_journal,metadata_csum
+txn -c 1500-1510
+run -fy -C 0 "$IMG"
+mkfs has_journal,metadata_csum
+txn -c 1500-1510
+run -fy -C 1 "$IMG"
+
 NAME="external journal"
 ext_journal metadata_csum
 run -fy -j "$JNL" "$IMG"
