@@ -130,6 +130,11 @@ __printf(2, 3) void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...);
 		com_err(__VA_ARGS__);		\
 	} while (0)
 
+/* SIGINT/SIGTERM before the engine runs (unix.c) */
+void e2fsck_catch_cancel(int at_question);
+int e2fsck_cancel_caught(void);
+int e2fsck_cancelled(void);
+
 /* devices by tag or number, through libblkid (malloc'ed, NULL if none) */
 char *e2fsck_find_dev(const char *token, const char *value);
 char *e2fsck_find_devno(unsigned long devno);

@@ -421,24 +421,42 @@ static int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv)
 /*
  * SIGINT and SIGTERM before the engine starts: e2fsck notes them, lets
  * a replay under way finish, and exits 8 before pass 1 (its signal check
- * after the journal).  While the engine runs, it is the engine's.
+ * after the journal).  At a question they cancel it, as "^C" does
+ * (ask_yn).  While the engine runs, they are the engine's.
  */
 static volatile sig_atomic_t cancelled;
+static int cancel_caught;
 
 static void note_cancel(int sig)
 {
 	cancelled = sig;
 }
 
-static void catch_cancel(void)
+/*
+ * Interrupted system calls are restarted (the replay's threads may be
+ * the ones interrupted), except while a question waits for its answer
+ * (@at_question): then the read must give way.
+ */
+void e2fsck_catch_cancel(int at_question)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = note_cancel;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = at_question ? 0 : SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	cancel_caught = 1;
+}
+
+int e2fsck_cancelled(void)
+{
+	return cancelled != 0;
+}
+
+int e2fsck_cancel_caught(void)
+{
+	return cancel_caught;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1004,7 +1022,7 @@ int main(int argc, char **argv)
 		exec_engine(ctx, final_engine_argv(ctx));
 	flush_device(ctx);
 
-	catch_cancel();
+	e2fsck_catch_cancel(0);
 	action = e2fsck_journal_phase(ctx);
 	if (cancelled) {
 		/* e2fsck's check before pass 1: no word, exit 8 */

@@ -166,6 +166,48 @@ else
 	echo "SKIP $NAME: strace cannot trace here"
 fi
 
+# ------------------------------------------------ SIGINT at a question
+# A question of the journal phase (has_journal clear, a journal that
+# needs recovery), asked on a FIFO (E2FSCK_FORCE_INTERACTIVE) that never
+# answers; SIGINT once the question is out.  e2fsprogs says "cancelled!",
+# takes it as no, replays and exits 8 before pass 1.
+NAME="SIGINT at a question"
+# asked PROG OUT IMAGE: PROG -f on IMAGE, interrupted at its question
+asked() {
+	local fifo=$WORK/fifo holder pid i
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	sleep 60 >"$fifo" &
+	holder=$!
+	E2FSCK_FORCE_INTERACTIVE=1 "$1" -f "$3" <"$fifo" >"$2" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q '?' "$2" 2>/dev/null && break
+		sleep 0.1
+	done
+	kill -INT $pid
+	wait $pid
+	ASKED_RC=$?
+	kill $holder 2>/dev/null
+	wait $holder 2>/dev/null
+}
+mkfs has_journal,metadata_csum
+txn -c 1500-1510
+echo "feature ^has_journal" | dfs
+cp "$IMG" "$REF"
+asked "$E2FSCK_REF" "$WORK/ref.out" "$REF"
+RRC=$ASKED_RC
+asked "$OURS" "$WORK/out" "$IMG"
+RC=$ASKED_RC
+checks=$((checks + 1))
+expect_rc 8
+[ "$RRC" = 8 ] || fail "e2fsprogs exit $RRC (the test is wrong)"
+expect_out "cancelled!"
+grep -q "^Pass 1" "$WORK/out" && fail "passes ran"
+diff <(sed "s|$REF|IMG|" "$WORK/ref.out") <(sed "s|$IMG|IMG|" "$WORK/out") \
+	>/dev/null || fail "output differs from e2fsprogs'"
+same_sb "at a question"
+
 # ------------------------------------------------ -F on an image file
 NAME="-F on an image file"
 for opts in -fy -p -n; do
