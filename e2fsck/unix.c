@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,7 +425,7 @@ static int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv)
  * after the journal).  At a question they cancel it, as "^C" does
  * (ask_yn).  While the engine runs, they are the engine's.
  */
-static volatile sig_atomic_t cancelled;
+static atomic_int cancelled;	/* lock-free: set in a handler */
 static int cancel_caught;
 
 static void note_cancel(int sig)

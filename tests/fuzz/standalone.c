@@ -25,8 +25,10 @@ static int run_file(const char *path, unsigned long *runs)
 	f = fopen(path, "rb");
 	if (!f)
 		goto out;
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET))
+	if (fseek(f, 0, SEEK_END))
+		goto out;
+	len = ftell(f);
+	if (len < 0 || fseek(f, 0, SEEK_SET))
 		goto out;
 	buf = malloc(len ? len : 1);
 	if (!buf || fread(buf, 1, len, f) != (size_t)len)
