@@ -61,12 +61,12 @@ enum e2f_journal_action {
 
 struct e2fsck_ctx {
 	const char	*program_name;	/* argv[0], the engine's too */
-	const char	*filesystem_name; /* the device as we open it */
+	char		*filesystem_name; /* the device as we open it */
 	char		*io_options;	/* after '?' in the device */
 	char		*device_name;	/* -N, label, or path */
 	int		named;		/* -N given */
 	const char	*device_arg;	/* the device as written */
-	const char	*journal_name;	/* -j, resolved */
+	char		*journal_name;	/* -j, resolved */
 	const char	*journal_arg;	/* -j as written */
 	const char	*undo_file;	/* -z */
 	unsigned long long superblock;	/* -b */
@@ -76,6 +76,7 @@ struct e2fsck_ctx {
 	int		interactive;
 	int		cflag;		/* -c given */
 	int		bad_blocks_file; /* -l or -L given */
+	int		flush;		/* -F given */
 
 	/* -E keys of our own */
 	int		policy;		/* enum jbd2_replay_policy */
@@ -87,11 +88,14 @@ struct e2fsck_ctx {
 
 	/* what the engine gets: the user's options, our -E keys removed */
 	char		**engine_argv;
+	char		*engine_flags;	/* the "-x" strings engine_argv holds */
 	int		engine_argc;
 	char		*engine_extended; /* the last -E without our keys */
 
 	ext2_filsys	fs;
 	int		exit_value;	/* bits the journal phase adds */
+	unsigned long long replay_bytes; /* s_kbytes_written's share, bytes */
+	int		count_kbytes;	/* s_kbytes_written is kept */
 
 	/*
 	 * The journal phase runs its checks twice: a rehearsal on the
@@ -125,6 +129,15 @@ __printf(2, 3) void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...);
 		e2fsck_banner(ctx);		\
 		com_err(__VA_ARGS__);		\
 	} while (0)
+
+/* SIGINT/SIGTERM before the engine runs (unix.c) */
+void e2fsck_catch_cancel(int at_question);
+int e2fsck_cancel_caught(void);
+int e2fsck_cancelled(void);
+
+/* devices by tag or number, through libblkid (malloc'ed, NULL if none) */
+char *e2fsck_find_dev(const char *token, const char *value);
+char *e2fsck_find_devno(unsigned long devno);
 
 /* conf.c */
 void e2fsck_read_conf(struct e2fsck_ctx *ctx);

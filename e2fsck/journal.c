@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <et/com_err.h>
+#include <uuid/uuid.h>
 
 #include "e2fsck.h"
 #include "problem.h"
@@ -88,21 +89,23 @@ static int uuid_null(const __u8 *u)
 	return 1;
 }
 
-/* Where the external journal is: -j, else udev's name for its UUID. */
+/*
+ * Where the external journal is: -j, else, as e2fsck looks for it, the
+ * device libblkid finds with its UUID, else the one with the device
+ * number the superblock keeps (s_journal_dev).  Kept once found.
+ */
 static const char *find_external(struct e2fsck_ctx *ctx)
 {
-	static char path[64];
-	const __u8 *u = ctx->fs->super->s_journal_uuid;
+	const struct ext2_super_block *sb = ctx->fs->super;
+	char uuid[37];
 
 	if (ctx->journal_name)
 		return ctx->journal_name;
-	snprintf(path, sizeof(path),
-		 "/dev/disk/by-uuid/%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
-		 u[10], u[11], u[12], u[13], u[14], u[15]);
-	if (access(path, F_OK))
-		return NULL;
-	return path;
+	uuid_unparse(sb->s_journal_uuid, uuid);
+	ctx->journal_name = e2fsck_find_dev("UUID", uuid);
+	if (!ctx->journal_name)
+		ctx->journal_name = e2fsck_find_devno(sb->s_journal_dev);
+	return ctx->journal_name;
 }
 
 /* ------------------------------------------------------------------ */
@@ -837,6 +840,20 @@ static unsigned long skipped_blocks(const struct ej_report *r)
 	       r->counts[JBD2_BLOCK_IO_ERROR];
 }
 
+/*
+ * What becomes of a flagged filesystem: the full check now, or, under
+ * journal_only (which checks in full only with -f, -c or -l), the error
+ * state that makes the next e2fsck check it in full.
+ */
+static const char *full_check_words(struct e2fsck_ctx *ctx)
+{
+	if ((ctx->options & E2F_OPT_JOURNAL_ONLY) &&
+	    !(ctx->options & E2F_OPT_FORCE) && !ctx->cflag &&
+	    !ctx->bad_blocks_file)
+		return "marked with errors: the next e2fsck checks it in full (journal_only)";
+	return "forcing a full check";
+}
+
 /* replay-all: say in plain words what was replayed despite the damage. */
 static void say_replayed_anyway(struct e2fsck_ctx *ctx, journal_t *j)
 {
@@ -860,15 +877,16 @@ static void say_replayed_anyway(struct e2fsck_ctx *ctx, journal_t *j)
 	}
 	if (bad_known)
 		log_out(ctx,
-			"%s: journal transaction %u was corrupt; %s and %u later transaction(s), skipped %lu bad block(s); forcing a full check\n",
+			"%s: journal transaction %u was corrupt; %s and %u later transaction(s), skipped %lu bad block(s); %s\n",
 			ctx->device_name, bad,
 			bad_replayed ? "replayed it" :
 				       "did not replay it, replayed",
-			later, skipped_blocks(r));
+			later, skipped_blocks(r), full_check_words(ctx));
 	else
 		log_out(ctx,
-			"%s: replayed %u transaction(s) despite the damage, skipped %lu bad block(s); forcing a full check\n",
-			ctx->device_name, replayed, skipped_blocks(r));
+			"%s: replayed %u transaction(s) despite the damage, skipped %lu bad block(s); %s\n",
+			ctx->device_name, replayed, skipped_blocks(r),
+			full_check_words(ctx));
 }
 
 /*
@@ -1077,6 +1095,46 @@ static int journal_only_done(struct e2fsck_ctx *ctx)
 	return 1;
 }
 
+/* What @io has written so far (libext2fs' count), 0 if it cannot say. */
+static unsigned long long channel_bytes(io_channel io, int reset)
+{
+	io_stats stats = NULL;
+	unsigned long long n;
+
+	if (!io || !io->manager->get_stats ||
+	    io->manager->get_stats(io, &stats) || !stats)
+		return 0;
+	n = stats->bytes_written;
+	if (reset)
+		stats->bytes_written = 0;
+	return n;
+}
+
+/*
+ * s_kbytes_written as e2fsprogs keeps it across a replay.  Its e2fsck
+ * adds what the filesystem's channel wrote until the log was replayed
+ * (the journal superblock e2fsck's checks wrote back, when the journal
+ * is internal, and every replayed block: one write per replayed tag, a
+ * block logged twice written twice), counted only when the field was
+ * not 0, to the superblock it reads afresh.  The filesystem it reopens
+ * then writes through unix_io's cache, which holds those writes until
+ * the close has counted its channel's bytes: nothing more is added.
+ */
+static void count_replay_start(struct e2fsck_ctx *ctx)
+{
+	ctx->count_kbytes = ctx->fs->super->s_kbytes_written != 0;
+	ctx->replay_bytes = channel_bytes(ctx->fs->io, 0);
+}
+
+static void count_replayed(struct e2fsck_ctx *ctx, journal_t *j)
+{
+	const struct ej_report *r = ej_journal_report(j);
+
+	ctx->replay_bytes += (unsigned long long)ctx->fs->blocksize *
+			     (r->counts[JBD2_BLOCK_REPLAYED] +
+			      r->counts[JBD2_BLOCK_SUPERSEDED]);
+}
+
 /*
  * The journal was replayed: e2fsck's state after its replay, before it
  * starts over.  The replayed blocks may include the superblock, so the
@@ -1099,6 +1157,8 @@ static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 			    "while trying to re-open %s", ctx->device_name);
 		fatal_error(ctx, NULL);
 	}
+	if (ctx->count_kbytes)
+		ctx->fs->super->s_kbytes_written += ctx->replay_bytes >> 10;
 	clear_recover(ctx, error);
 	if (ctx->flags & E2F_FLAG_FLAGGED)
 		ctx->fs->super->s_state |= EXT2_ERROR_FS;
@@ -1146,6 +1206,8 @@ static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 	    journal_only_done(ctx))
 		ctx->flags |= E2F_FLAG_NO_ENGINE;
 	ext2fs_mark_super_dirty(ctx->fs);
+	/* counted above as e2fsprogs counts them (count_replay_start) */
+	channel_bytes(ctx->fs->io, 1);
 	err = ext2fs_close_free(&ctx->fs);
 	if (err)
 		e2f_com_err(ctx, ctx->program_name, err, "while closing %s",
@@ -1169,6 +1231,7 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	log_out(ctx, "%s: recovering journal\n", ctx->device_name);
 	if (ctx->fs->flags & EXT2_FLAG_DIRTY)
 		ext2fs_flush(ctx->fs);
+	count_replay_start(ctx);
 
 	/* as e2fsck: the journal is found and loaded again first */
 	err = get_journal(ctx, &jc);
@@ -1204,6 +1267,7 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	ret = jbd2_journal_recover(j);
 	e2f_progress_end(ctx, ej_journal_report(j));
 	err = -ret;
+	count_replayed(ctx, j);
 	bad = ej_journal_report(j)->corrupt;
 	write_report(ctx, j);
 
@@ -1346,6 +1410,16 @@ static io_manager setup_undo(struct e2fsck_ctx *ctx)
 	return undo_io_manager;
 }
 
+static int opens_rw(const char *name)
+{
+	int fd = open(name, O_RDWR);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 {
 	struct jstate st;
@@ -1407,6 +1481,13 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 	}
 	if (!ext2fs_has_feature_journal_needs_recovery(ctx->fs->super) &&
 	    !ctx->dry_asked)
+		goto delegate;
+	/*
+	 * Not ours to write (a read-only image, an ordinary user): e2fsck
+	 * says so in its words ("You must have r/w access...") and exits 8
+	 * before it prints or writes anything else.
+	 */
+	if (!opens_rw(ctx->filesystem_name))
 		goto delegate;
 	ext2fs_free(ctx->fs);
 	ctx->fs = NULL;

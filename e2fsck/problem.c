@@ -133,16 +133,23 @@ static const struct problem *find_problem(int code)
 	return NULL;
 }
 
-/* One key from the terminal, raw, as e2fsck reads it. */
+/*
+ * One key from the terminal, raw, as e2fsck reads it; SIGINT or SIGTERM
+ * while it waits is a "^C".
+ */
 static int read_key(void)
 {
 	unsigned char c;
 	ssize_t n;
 
-	do {
+	for (;;) {
+		if (e2fsck_cancelled())
+			return 3;
 		n = read(0, &c, 1);
-	} while (n < 0 && errno == EINTR);
-	return n == 1 ? c : EOF;
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n == 1 ? c : EOF;
+	}
 }
 
 /*
@@ -164,6 +171,8 @@ static int ask_yn(struct e2fsck_ctx *ctx, const char *question, int def)
 		tcsetattr(0, TCSANOW, &raw);
 	}
 	log_out(ctx, "%s%s? ", question, def ? "<y>" : "<n>");
+	if (e2fsck_cancel_caught())
+		e2fsck_catch_cancel(1);
 	for (;;) {
 		c = read_key();
 		if (c == EOF)
@@ -171,6 +180,8 @@ static int ask_yn(struct e2fsck_ctx *ctx, const char *question, int def)
 		if (c == 3) {
 			if (have_tty)
 				tcsetattr(0, TCSANOW, &saved);
+			if (e2fsck_cancel_caught())
+				e2fsck_catch_cancel(0);
 			log_out(ctx, "cancelled!\n");
 			return 0;
 		}
@@ -199,6 +210,8 @@ static int ask_yn(struct e2fsck_ctx *ctx, const char *question, int def)
 	}
 	if (have_tty)
 		tcsetattr(0, TCSANOW, &saved);
+	if (e2fsck_cancel_caught())
+		e2fsck_catch_cancel(0);
 	return answer;
 }
 

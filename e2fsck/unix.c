@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include <sys/wait.h>
 
 #include <et/com_err.h>
+#include <blkid.h>
 
 #include "e2fsck.h"
 #include "problem.h"
@@ -417,6 +419,47 @@ static int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv)
 	return FSCK_ERROR;
 }
 
+/*
+ * SIGINT and SIGTERM before the engine starts: e2fsck notes them, lets
+ * a replay under way finish, and exits 8 before pass 1 (its signal check
+ * after the journal).  At a question they cancel it, as "^C" does
+ * (ask_yn).  While the engine runs, they are the engine's.
+ */
+static atomic_int cancelled;	/* lock-free: set in a handler */
+static int cancel_caught;
+
+static void note_cancel(int sig)
+{
+	cancelled = sig;
+}
+
+/*
+ * Interrupted system calls are restarted (the replay's threads may be
+ * the ones interrupted), except while a question waits for its answer
+ * (@at_question): then the read must give way.
+ */
+void e2fsck_catch_cancel(int at_question)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = note_cancel;
+	sa.sa_flags = at_question ? 0 : SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	cancel_caught = 1;
+}
+
+int e2fsck_cancelled(void)
+{
+	return cancelled != 0;
+}
+
+int e2fsck_cancel_caught(void)
+{
+	return cancel_caught;
+}
+
 /* ------------------------------------------------------------------ */
 /* The command line                                                    */
 
@@ -611,39 +654,46 @@ static void parse_extended_opts(struct e2fsck_ctx *ctx, const char *opts,
 }
 
 /*
- * A device named by tag, as e2fsck accepts it: UUID=, LABEL=, PARTUUID=,
- * PARTLABEL=, looked up through udev's /dev/disk links.  NULL if it
- * cannot be found here (the engine, which has blkid, may still find it).
+ * Devices named by tag (UUID=, LABEL=, PARTUUID=, PARTLABEL=) are found
+ * as e2fsck finds them, through libblkid and its cache (BLKID_FILE, or
+ * a probe of every device in /proc/partitions): no udev links needed.
+ */
+static blkid_cache blkid;
+static int blkid_tried;
+
+static blkid_cache get_blkid(void)
+{
+	if (!blkid_tried) {
+		blkid_tried = 1;
+		if (blkid_get_cache(&blkid, NULL))
+			blkid = NULL;
+	}
+	return blkid;
+}
+
+/* The device whose tag @token has @value, malloc'ed; NULL if none. */
+char *e2fsck_find_dev(const char *token, const char *value)
+{
+	blkid_cache c = get_blkid();
+
+	return c ? blkid_get_devname(c, token, value) : NULL;
+}
+
+/* The device with number @devno, malloc'ed; NULL if none. */
+char *e2fsck_find_devno(unsigned long devno)
+{
+	return devno ? blkid_devno_to_devname(devno) : NULL;
+}
+
+/*
+ * A device as e2fsck takes it: a path as it is, a "TAG=value" looked up.
+ * NULL if it cannot be found (the engine then says so, in e2fsck's words).
  */
 static char *resolve_devname(const char *name)
 {
-	static const struct {
-		const char *tag, *dir;
-	} tags[] = {
-		{ "UUID=", "/dev/disk/by-uuid/" },
-		{ "LABEL=", "/dev/disk/by-label/" },
-		{ "PARTUUID=", "/dev/disk/by-partuuid/" },
-		{ "PARTLABEL=", "/dev/disk/by-partlabel/" },
-	};
-	char path[PATH_MAX], *real;
-	const char *val;
-	size_t i, n;
-
-	for (i = 0; i < ARRAY_SIZE(tags); i++) {
-		n = strlen(tags[i].tag);
-		if (strncmp(name, tags[i].tag, n))
-			continue;
-		val = name + n;
-		if (*val == '"')
-			val++;
-		snprintf(path, sizeof(path), "%s%s", tags[i].dir, val);
-		n = strlen(path);
-		if (n && path[n - 1] == '"')
-			path[n - 1] = 0;
-		real = realpath(path, NULL);
-		return real;
-	}
-	return xstrdup(name);
+	if (!strchr(name, '='))
+		return xstrdup(name);
+	return e2fsck_find_dev(name, NULL);
 }
 
 /* What the engine gets: the user's options minus -E, then ours. */
@@ -652,14 +702,18 @@ static void build_engine_argv(struct e2fsck_ctx *ctx, int nopts,
 {
 	int i, n = 0, max = 2 * nopts + 10;
 	char **v = xmalloc(max * sizeof(char *));
-	char opt[3] = { '-', 0, 0 };
+	char *opt = xmalloc(3 * nopts + 1);
 
+	ctx->engine_flags = opt;
 	v[n++] = (char *)ctx->program_name;
 	for (i = 0; i < nopts; i++) {
 		if (*optc[i] == 'E')
 			continue;
+		opt[0] = '-';
 		opt[1] = *optc[i];
-		v[n++] = xstrdup(opt);
+		opt[2] = 0;
+		v[n++] = opt;
+		opt += 3;
 		if (optv[i])
 			v[n++] = optv[i];
 	}
@@ -744,7 +798,7 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 	const char *extended = NULL;
 	int nopts = 0, version = 0, c, fd;
 	long long num;
-	char *end;
+	char *name, *end;
 
 	ctx->program_name = argc && argv[0] ? argv[0] : "e2fsck";
 	if (!argc || !argv[0])
@@ -815,6 +869,7 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 			break;
 		case 'j':
 			ctx->journal_arg = optarg;
+			free(ctx->journal_name);
 			ctx->journal_name = resolve_devname(optarg);
 			break;
 		case 'L':
@@ -824,10 +879,14 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 		case 'f':
 			ctx->options |= E2F_OPT_FORCE;
 			break;
+		case 'F':
+			ctx->flush = 1;
+			break;
 		case 'V':
 			version = 1;
 			break;
 		case 'N':
+			free(ctx->device_name);
 			ctx->device_name = xstrdup(optarg);
 			ctx->named = 1;
 			break;
@@ -859,13 +918,14 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 		ctx->options |= E2F_OPT_READONLY;
 
 	ctx->device_arg = argv[optind];
-	ctx->filesystem_name = xstrdup(argv[optind]);
-	end = strchr(ctx->filesystem_name, '?');
+	name = xstrdup(argv[optind]);
+	end = strchr(name, '?');
 	if (end) {
 		*end++ = 0;
-		ctx->io_options = end;
+		ctx->io_options = xstrdup(end);
 	}
-	ctx->filesystem_name = resolve_devname(ctx->filesystem_name);
+	ctx->filesystem_name = resolve_devname(name);
+	free(name);
 	if (!ctx->filesystem_name)
 		exec_engine(ctx, argv);
 
@@ -884,6 +944,51 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 		exec_engine(ctx, final_engine_argv(ctx));
 	free(optc);
 	free(optv);
+}
+
+/*
+ * -F, as e2fsck does it before it opens the filesystem: flush the
+ * device's buffers, and give up (exit 8) when that fails, as it does on
+ * anything but a block device.  Nothing has been written yet.
+ */
+static void flush_device(struct e2fsck_ctx *ctx)
+{
+	errcode_t err;
+	int fd;
+
+	if (!ctx->flush)
+		return;
+	fd = open(ctx->filesystem_name, O_RDONLY);
+	if (fd < 0) {
+		com_err("open", errno, "while opening %s for flushing",
+			ctx->filesystem_name);
+		exit(FSCK_ERROR);
+	}
+	err = ext2fs_sync_device(fd, 1);
+	close(fd);
+	if (err) {
+		com_err("ext2fs_sync_device", err,
+			"while trying to flush %s", ctx->filesystem_name);
+		exit(FSCK_ERROR);
+	}
+}
+
+/* What the command line and the journal phase allocated. */
+static void free_ctx(struct e2fsck_ctx *ctx)
+{
+	free(ctx->filesystem_name);
+	free(ctx->io_options);
+	free(ctx->device_name);
+	free(ctx->journal_name);
+	free(ctx->report_file);
+	free(ctx->save_file);
+	free(ctx->engine_argv);
+	free(ctx->engine_flags);
+	free(ctx->engine_extended);
+	if (blkid)
+		blkid_put_cache(blkid);
+	blkid = NULL;
+	memset(ctx, 0, sizeof(*ctx));
 }
 
 /* ------------------------------------------------------------------ */
@@ -916,14 +1021,25 @@ int main(int argc, char **argv)
 	if (!(ctx->options & (E2F_OPT_PREEN | E2F_OPT_NO | E2F_OPT_YES)) &&
 	    !ctx->interactive)
 		exec_engine(ctx, final_engine_argv(ctx));
+	flush_device(ctx);
 
+	e2fsck_catch_cancel(0);
 	action = e2fsck_journal_phase(ctx);
+	if (cancelled) {
+		/* e2fsck's check before pass 1: no word, exit 8 */
+		e2fsck_banner(ctx);
+		free_ctx(ctx);
+		return FSCK_ERROR;
+	}
 	if (action == E2F_JOURNAL_DELEGATE && !(ctx->flags & E2F_FLAG_BANNER))
 		exec_engine(ctx, final_engine_argv(ctx));
 	if (action == E2F_JOURNAL_DONE)
 		ctx->flags |= E2F_FLAG_ACTED;
-	if (ctx->flags & E2F_FLAG_NO_ENGINE)
-		exit(ctx->exit_value);
+	if (ctx->flags & E2F_FLAG_NO_ENGINE) {
+		status = ctx->exit_value;
+		free_ctx(ctx);
+		return status;
+	}
 
 	status = run_engine_relayed(ctx, final_engine_argv(ctx));
 	/*
@@ -936,5 +1052,6 @@ int main(int argc, char **argv)
 		status |= FSCK_NONDESTRUCT;
 	if (!(status & (FSCK_UNCORRECTED | FSCK_ERROR)))
 		status |= ctx->exit_value;
+	free_ctx(ctx);
 	return status;
 }

@@ -1,10 +1,13 @@
 #!/bin/sh
 # Install what e2journal needs to build and test, with apt-get, when missing.
 # Debian 12 (bookworm) as root; prints what it installs.
+# Usage: deps.sh [fuzz]
 set -e
 
 PKGS="build-essential autoconf automake libtool pkg-config libext2fs-dev
-comerr-dev uuid-dev libcmocka-dev e2fsprogs python3 time strace"
+comerr-dev uuid-dev libblkid-dev libcmocka-dev e2fsprogs python3 time strace"
+# "deps.sh fuzz": clang too, for make fuzz (libFuzzer) only
+[ "${1:-}" = fuzz ] && PKGS="$PKGS clang"
 
 missing=""
 for p in $PKGS; do

@@ -16,7 +16,10 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${2:-$src}
 run=$build/tests/fuzz/run
 
-make -C "$build" fuzz || exit 2
+if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
+	sh "$src/scripts/deps.sh" fuzz || exit 2
+fi
+make -C "$build" ${FUZZ_CC:+FUZZ_CC="$FUZZ_CC"} fuzz || exit 2
 mkdir -p "$run/seed" "$run/corpus_recovery" "$run/corpus_jsb" \
 	"$run/artifacts" || exit 2
 "$build/tests/fuzz/mkcorpus" "$run/seed" || exit 2
