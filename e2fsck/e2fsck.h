@@ -148,5 +148,7 @@ void e2f_progress_end(struct e2fsck_ctx *ctx, struct ej_report *r);
 
 /* journal.c */
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx);
+/* ext2fs_close_free(), the superblock written whole (journal.c) */
+errcode_t e2fsck_close_fs(struct e2fsck_ctx *ctx);
 
 #endif /* E2JOURNAL_E2FSCK_H */

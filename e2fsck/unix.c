@@ -127,7 +127,7 @@ _Noreturn void preenhalt(struct e2fsck_ctx *ctx)
 	if (fs) {
 		fs->super->s_state |= EXT2_ERROR_FS;
 		ext2fs_mark_super_dirty(fs);
-		ext2fs_close_free(&ctx->fs);
+		e2fsck_close_fs(ctx);
 	}
 	exit(FSCK_UNCORRECTED);
 }

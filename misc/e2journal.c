@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <et/com_err.h>
@@ -185,9 +186,9 @@ static errcode_t clear_recover_flag(ext2_filsys fs)
 	if (!ext2fs_has_feature_journal_needs_recovery(fs->super))
 		return 0;
 	ext2fs_clear_feature_journal_needs_recovery(fs->super);
-	fs->flags |= EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
-	ext2fs_mark_super_dirty(fs);
-	return ext2fs_flush(fs);
+	fs->super->s_wtime = fs->now ? fs->now : time(NULL);
+	/* whole, in one write: a power cut cannot tear it */
+	return ej_fs_write_super(fs, fs->super);
 }
 
 /* The last report entry for @o's transaction and block, or NULL. */
@@ -758,7 +759,7 @@ out:
 	if (journal)
 		ej_journal_close(journal);
 	if (fs) {
-		err = ext2fs_close_free(&fs);
+		err = ej_fs_close(&fs);
 		if (err && ret != EJ_EXIT_OPERATIONAL) {
 			com_err(ej_prog, err, "while closing %s", image);
 			ret = EJ_EXIT_OPERATIONAL;

@@ -151,6 +151,24 @@ errcode_t ej_journal_read_block(journal_t *journal, unsigned long lblk,
 errcode_t ej_journal_write_sb(journal_t *journal);
 
 /*
+ * Write @sb (CPU byte order; @fs->super itself may be passed) as @fs's
+ * primary superblock: all of it, its checksum computed, in one write call,
+ * then flush @fs's channel.  libext2fs writes each changed run of bytes on
+ * its own, so a power cut in between can leave a superblock whose checksum
+ * fails; this cannot.  On success @fs->super holds @sb (checksum and
+ * s_block_group_nr as written) and @fs is clean: a later ext2fs_flush()
+ * of the same contents writes no superblock bytes.
+ */
+errcode_t ej_fs_write_super(ext2_filsys fs, const struct ext2_super_block *sb);
+/*
+ * ext2fs_close_free() for a filesystem whose superblock is all that was
+ * changed: s_kbytes_written and s_wtime updated as libext2fs would, the
+ * superblock written by ej_fs_write_super() when anything changed, then
+ * @fs freed and *@fsp cleared (also on error).
+ */
+errcode_t ej_fs_close(ext2_filsys *fsp);
+
+/*
  * After jbd2_journal_recover(): write every replayed block (once, in
  * ascending order), flush, then mark the journal empty (s_start 0,
  * s_sequence the next tid, s_errno set when corruption was flagged),

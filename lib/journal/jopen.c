@@ -10,6 +10,8 @@
  * checked before it is used: the journal is the part of the filesystem
  * most likely to be damaged after a crash.
  */
+#include <time.h>
+
 #include "ej_int.h"
 
 static const __u8 zero_uuid[16];
@@ -951,9 +953,9 @@ static errcode_t set_fs_state(ext2_filsys fs, int error_fs, int not_valid,
 		fs->super->s_state |= EXT2_ERROR_FS;
 	if (not_valid)
 		fs->super->s_state &= ~EXT2_VALID_FS;
-	fs->flags |= EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
-	ext2fs_mark_super_dirty(fs);
-	return ext2fs_flush(fs);
+	/* as ext2fs_flush() would, but in one write (fssuper.c) */
+	fs->super->s_wtime = fs->now ? fs->now : time(NULL);
+	return ej_fs_write_super(fs, fs->super);
 }
 
 /*
@@ -1040,11 +1042,10 @@ errcode_t ej_journal_finish(journal_t *journal)
 			return err;
 	}
 	/*
-	 * An internal journal shares the fs channel, and ext2fs_flush()
-	 * below flushes it before it writes the fs superblock: the reset
-	 * log is on disk before needs_recovery goes, one fsync fewer.
+	 * The reset log is on disk before needs_recovery goes (a flush of
+	 * its own: the superblock write below flushes only after it).
 	 */
-	err = write_sb(journal, h->jio != fs->io);
+	err = write_sb(journal, 1);
 	if (err)
 		return err;
 	return set_fs_state(fs, error_fs, not_valid, 1);
