@@ -739,59 +739,40 @@ static void write_report(struct e2fsck_ctx *ctx, journal_t *j)
 	free(json);
 }
 
-/* Copy the journal, block by block, as it is now. */
+/*
+ * Copy the journal, block by block, as it is now, in the library's saved
+ * format (E2JSAVE1, as "e2journal save" writes it), so that "e2journal
+ * replay --from", "show --from" and "dump" read it.
+ */
 static void save_journal(struct e2fsck_ctx *ctx)
 {
-	struct jcheck jc;
-	unsigned long i;
-	blk64_t pblk;
+	struct ej_open_opts o = {
+		.policy = JBD2_POLICY_REPLAY_ALL,
+		.flags = EJ_OPEN_READONLY | EJ_OPEN_NO_CHECK,
+	};
+	struct ej_saved_stats st;
+	unsigned long long i;
+	journal_t *j = NULL;
 	errcode_t err;
-	char *buf;
-	int fd;
-	int dry = ctx->dry;
 
 	if (!ctx->save_file)
 		return;
-	ctx->dry = 1;
-	err = get_journal(ctx, &jc);
-	ctx->dry = dry;
-	if (err) {
+	if (!uuid_null(ctx->fs->super->s_journal_uuid))
+		o.ext_journal = find_external(ctx);
+	if ((!uuid_null(ctx->fs->super->s_journal_uuid) && !o.ext_journal) ||
+	    ej_journal_open(ctx->fs, &o, &j)) {
 		log_err(ctx, "%s: no journal to save in %s\n",
 			ctx->device_name, ctx->save_file);
 		return;
 	}
-	buf = malloc(ctx->fs->blocksize);
-	fd = open(ctx->save_file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (!buf || fd < 0) {
-		e2f_com_err(ctx, ctx->program_name, errno, "while creating %s",
+	err = ej_saved_write(j, ctx->save_file, 0, NULL, NULL, &st);
+	for (i = 0; i < st.nr_bad && i < EJ_SAVED_BAD_LISTED; i++)
+		log_err(ctx, "%s: journal block %llu unreadable; saved as zeros in %s\n",
+			ctx->device_name, st.bad[i], ctx->save_file);
+	if (err)
+		e2f_com_err(ctx, ctx->program_name, err, "while writing %s",
 			ctx->save_file);
-		goto out;
-	}
-	for (i = 0; i < jc.total_len; i++) {
-		if (jc.external) {
-			pblk = i;
-		} else {
-			err = ext2fs_bmap2(ctx->fs, jc.ino, &jc.inode, NULL, 0,
-					   i, NULL, &pblk);
-			if (err || !pblk)
-				break;
-		}
-		err = io_channel_read_blk64(jc.io, pblk, 1, buf);
-		if (err ||
-		    write(fd, buf, ctx->fs->blocksize) !=
-		    (ssize_t)ctx->fs->blocksize)
-			break;
-	}
-	if (i < jc.total_len)
-		e2f_com_err(ctx, ctx->program_name, err ? err : errno,
-			"while saving journal block %lu in %s", i,
-			ctx->save_file);
-	if (close(fd))
-		e2f_com_err(ctx, ctx->program_name, errno, "while writing %s",
-			ctx->save_file);
-out:
-	free(buf);
-	put_journal(&jc);
+	ej_journal_close(j);
 }
 
 static const struct {

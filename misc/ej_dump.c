@@ -32,6 +32,7 @@
 
 struct dump_ctx {
 	journal_t	*journal;
+	const char	*saved;		/* a saved copy read instead */
 	FILE		*out;
 	int		json;
 	unsigned int	bs;		/* journal block size */
@@ -376,7 +377,11 @@ static void text_superblock(struct dump_ctx *c, const char *ext_journal,
 	__u32 i;
 
 	fputs("Journal superblock", out);
-	if (info && info->external)
+	if (info && info->saved)
+		fprintf(out, " (saved copy %s of an %s journal, block %llu)",
+			c->saved, info->external ? "external" : "internal",
+			info->external ? info->sb_block : 0ULL);
+	else if (info && info->external)
 		fprintf(out, " (external journal %s, block %llu)",
 			ext_journal ? ext_journal : "", info->sb_block);
 	else if (info)
@@ -448,7 +453,8 @@ static void dump_superblock(struct dump_ctx *c, const char *image,
 	j_open(c, NULL, '{');
 	j_break(c);
 	j_str(c, "image", image);
-	j_str(c, "external_journal", ext_journal);
+	j_str(c, "external_journal", c->saved ? NULL : ext_journal);
+	j_str(c, "saved", c->saved);
 	j_break(c);
 	json_superblock(c, csum_state);
 }
@@ -944,7 +950,8 @@ static void dump_summary(struct dump_ctx *c)
 
 static void dump_usage(FILE *f)
 {
-	fprintf(f, "Usage: %s dump [-j external_journal] [--json] image\n",
+	fprintf(f,
+		"Usage: %s dump [-j external_journal | --from SAVED] [--json] image\n",
 		ej_prog);
 }
 
@@ -980,6 +987,7 @@ int ej_cmd_dump(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
 		{ "journal", required_argument, NULL, 'j' },
+		{ "from", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1000,6 +1008,9 @@ int ej_cmd_dump(int argc, char **argv)
 		case 'J':
 			c.json = 1;
 			break;
+		case 'F':
+			c.saved = optarg;
+			break;
 		case 'h':
 			dump_usage(stdout);
 			return EJ_EXIT_OK;
@@ -1014,6 +1025,28 @@ int ej_cmd_dump(int argc, char **argv)
 	}
 	image = argv[optind];
 	c.out = stdout;
+	if (c.saved && opts.ext_journal) {
+		fprintf(stderr, "%s: dump: -j and --from name two journals\n",
+			ej_prog);
+		return EJ_EXIT_USAGE;
+	}
+	/*
+	 * -j FILE may name a saved journal (E2JSAVE1, or a plain copy whose
+	 * block 0 is the journal superblock): read it as --from would.  A
+	 * whole external journal device is read as the device it is.
+	 */
+	if (opts.ext_journal) {
+		struct ej_saved_header hdr;
+
+		if (!ej_saved_read_header(opts.ext_journal, &hdr) &&
+		    !((hdr.flags & EJ_SAVED_RAW) &&
+		      (hdr.flags & EJ_SAVED_EXTERNAL)))
+			c.saved = opts.ext_journal;
+	}
+	if (c.saved) {
+		opts.saved = c.saved;
+		opts.ext_journal = NULL;
+	}
 
 	if (ej_open_image(image, EXT2_FLAG_SKIP_MMP, unix_io_manager, &fs))
 		return EJ_EXIT_OPERATIONAL;
