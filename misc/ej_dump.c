@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <et/com_err.h>
 
@@ -759,11 +760,37 @@ static void walk_revoke(struct dump_ctx *c, unsigned long b)
 	}
 }
 
+/*
+ * A commit time as a date, UTC: "2023-11-14 22:13:20.000000000 UTC" for
+ * people (@iso 0) or "2023-11-14T22:13:20.000000000Z" (@iso 1, for JSON).
+ * 0: no time (writers other than Linux may leave it zero) or one that is
+ * no date: the caller shows the raw number.
+ */
+static int commit_date(__u64 sec, __u32 nsec, int iso, char *out,
+		       size_t size)
+{
+	struct tm tm;
+	time_t t = (time_t)sec;
+	char day[48];
+
+	if (!sec || (__u64)t != sec || t < 0 || nsec > 999999999U ||
+	    !gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999)
+		return 0;
+	strftime(day, sizeof(day), iso ? "%Y-%m-%dT%H:%M:%S" :
+		 "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(out, size, "%s.%09u%s", day, nsec, iso ? "Z" : " UTC");
+	return 1;
+}
+
 static void walk_commit(struct dump_ctx *c, unsigned long b)
 {
 	struct commit_header ch;
 	int state = CSUM_NONE;
 	const char *kind = "";
+	char date[112];
+	__u64 sec;
+	__u32 nsec;
+	int high;
 
 	memcpy(&ch, c->buf, sizeof(ch));
 	if (c->csum_v23) {
@@ -782,10 +809,24 @@ static void walk_commit(struct dump_ctx *c, unsigned long b)
 	if (state == CSUM_BAD)
 		c->nr_bad_csum++;
 
+	sec = be64_to_cpu(ch.h_commit_sec);
+	nsec = be32_to_cpu(ch.h_commit_nsec);
+	/*
+	 * debugfs (e2fsprogs 1.47) stores the seconds as a 32-bit big-endian
+	 * word at the start of the 64-bit field: they read as sec << 32.  No
+	 * other writer leaves the low word zero with a date in the high one.
+	 */
+	high = !(sec & 0xffffffffULL) && (sec >> 32) &&
+	       commit_date(sec >> 32, nsec, 0, date, sizeof(date));
 	if (!c->json) {
-		text_row(c, b, "commit", "time %llu.%09u%s%s%s%s",
-			 (unsigned long long)be64_to_cpu(ch.h_commit_sec),
-			 be32_to_cpu(ch.h_commit_nsec),
+		if (high)
+			snprintf(date + strlen(date), sizeof(date) - strlen(date),
+				 " (debugfs' layout: seconds in the high word)");
+		else if (!commit_date(sec, nsec, 0, date, sizeof(date)))
+			snprintf(date, sizeof(date), "%llu.%09u%s",
+				 (unsigned long long)sec, nsec,
+				 sec ? " (not a date)" : " (not set)");
+		text_row(c, b, "commit", "time %s%s%s%s%s", date,
 			 state != CSUM_NONE ? ", " : "",
 			 state != CSUM_NONE ? kind : "",
 			 state != CSUM_NONE ? "csum " : "",
@@ -799,8 +840,13 @@ static void walk_commit(struct dump_ctx *c, unsigned long b)
 	j_uint(c, "chksum_type", ch.h_chksum_type);
 	j_uint(c, "chksum_size", ch.h_chksum_size);
 	j_uint(c, "chksum", be32_to_cpu(ch.h_chksum[0]));
-	j_uint(c, "commit_sec", be64_to_cpu(ch.h_commit_sec));
-	j_uint(c, "commit_nsec", be32_to_cpu(ch.h_commit_nsec));
+	j_uint(c, "commit_sec", sec);
+	j_uint(c, "commit_nsec", nsec);
+	j_str(c, "commit_time",
+	      commit_date(high ? sec >> 32 : sec, nsec, 1, date,
+			  sizeof(date)) ? date : NULL);
+	if (high)
+		j_bool(c, "commit_sec_high_word", 1);
 	j_csum(c, state);
 	j_close(c, '}');
 }
