@@ -202,11 +202,21 @@ static __u32 ext2_sb_csum(const struct ext2_super_block *es)
 				offsetof(struct ext2_super_block, s_checksum));
 }
 
+/* A superblock read raw (little-endian) into host order, as fs->super. */
+static void super_to_cpu(struct ext2_super_block *sb)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	ext2fs_swap_super(sb);
+#else
+	(void)sb;
+#endif
+}
+
 static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	ext2_filsys fs = ctx->fs;
 	unsigned int bs = fs->blocksize;
-	struct ext2_super_block *es;
+	struct ext2_super_block *es, sb;
 	unsigned long long start, maxlen;
 	const char *name;
 	char *buf;
@@ -235,9 +245,12 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 	err = io_channel_read_blk64(jc->io, start, 1, buf);
 	if (err)
 		goto out;
+	/* @es as on disk (little-endian), @sb a host-order copy */
 	es = (struct ext2_super_block *)(start ? buf : buf + SUPERBLOCK_OFFSET);
-	if (es->s_magic != EXT2_SUPER_MAGIC ||
-	    !ext2fs_has_feature_journal_dev(es)) {
+	memcpy(&sb, es, sizeof(sb));
+	super_to_cpu(&sb);
+	if (sb.s_magic != EXT2_SUPER_MAGIC ||
+	    !ext2fs_has_feature_journal_dev(&sb)) {
 		fix_problem(ctx, PR_0_EXT_JOURNAL_BAD_SUPER, 0);
 		err = EXT2_ET_LOAD_EXT_JOURNAL;
 		goto out;
@@ -247,7 +260,7 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 		err = EXT2_ET_LOAD_EXT_JOURNAL;
 		goto out;
 	}
-	if (ext2fs_has_feature_metadata_csum(es) &&
+	if (ext2fs_has_feature_metadata_csum(&sb) &&
 	    ext2fs_le32_to_cpu(es->s_checksum) != ext2_sb_csum(es) &&
 	    fix_problem(ctx, PR_0_EXT_JOURNAL_SUPER_CSUM_INVALID, 0) &&
 	    !ctx->dry) {
@@ -256,7 +269,7 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 		if (err)
 			goto out;
 	}
-	maxlen = ext2fs_blocks_count(es);
+	maxlen = ext2fs_blocks_count(&sb);
 	jc->total_len = maxlen < (1ULL << 32) ? maxlen : (1ULL << 32) - 1;
 	jc->sb_blk = start + 1;
 out:

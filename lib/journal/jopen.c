@@ -318,7 +318,7 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 	ext2_filsys fs = h->fs;
 	unsigned int bs = fs->blocksize;
 	io_manager io = o->io ? o->io : ej_test_io_manager(unix_io_manager);
-	struct ext2_super_block *es;
+	struct ext2_super_block *es, sb;
 	unsigned long long count;
 	struct map_ctx m = { .fs = fs };
 	char *buf;
@@ -343,7 +343,10 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 	err = io_channel_read_blk64(h->jio, SUPERBLOCK_OFFSET / bs, 1, buf);
 	if (err)
 		goto out;
-	es = (struct ext2_super_block *)(buf + SUPERBLOCK_OFFSET % bs);
+	/* a host-order copy: the device's superblock is little-endian */
+	memcpy(&sb, buf + SUPERBLOCK_OFFSET % bs, sizeof(sb));
+	ej_super_to_cpu(&sb);
+	es = &sb;
 	if (es->s_magic != EXT2_SUPER_MAGIC ||
 	    !ext2fs_has_feature_journal_dev(es)) {
 		err = EJ_EXT_NOT_JOURNAL;
@@ -1104,11 +1107,14 @@ static errcode_t reload_super(ext2_filsys fs)
 	if (err)
 		goto out;
 	es = (struct ext2_super_block *)(buf + SUPERBLOCK_OFFSET % bs);
-	if (es->s_magic != EXT2_SUPER_MAGIC) {
+	if (ext2fs_le16_to_cpu(es->s_magic) != EXT2_SUPER_MAGIC) {
 		err = EXT2_ET_BAD_MAGIC;
 		goto out;
 	}
+	/* as ext2fs_open() keeps them: orig_super as on disk, super in
+	 * host order */
 	memcpy(fs->super, es, SUPERBLOCK_SIZE);
+	ej_super_to_cpu(fs->super);
 	if (fs->orig_super)
 		memcpy(fs->orig_super, es, SUPERBLOCK_SIZE);
 out:
