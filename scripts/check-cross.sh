@@ -163,7 +163,8 @@ t2=$(date +%s)
 
 # ---- the tool-level tests, with our programs and the engine under qemu
 export top_srcdir="$W/src" top_builddir="$TB"
-export E2FSCK_ENGINE="$TB/engine" EJ_VALGRIND=0
+# EJ_EMULATOR: qemu-user has no io_uring (tests/j_dio expects none)
+export E2FSCK_ENGINE="$TB/engine" EJ_VALGRIND=0 EJ_EMULATOR=$QEMU
 : "${MKE2FS:=/sbin/mke2fs}" "${DEBUGFS:=/sbin/debugfs}"
 : "${DUMPE2FS:=/sbin/dumpe2fs}"
 export MKE2FS DEBUGFS DUMPE2FS
