@@ -75,15 +75,47 @@ if [ ! -f "$SYSROOT/.done" ]; then
 fi
 LIBPATH=$SYSROOT/lib/$TRIPLET:$SYSROOT/usr/lib/$TRIPLET
 
-# ---- wrappers: each program of ours, and the engine, under qemu
+# ---- wrappers: each program of ours, and the engine, under qemu.  A
+# small native program rather than a script: it hands its own argv[0] on
+# (qemu -0), so that messages name the program as the tests called it and
+# our e2fsck's name reaches the engine it execs, as natively.
 TB=$W/tb
-mkdir -p "$TB/misc" "$TB/e2fsck" "$TB/tests/unit"
-wrap() {	# wrap SCRIPT BINARY
-	cat >"$1" <<EOF
-#!/bin/sh
-exec $QEMU -L /usr/$TRIPLET -E LD_LIBRARY_PATH=$LIBPATH $2 "\$@"
-EOF
-	chmod +x "$1"
+mkdir -p "$TB/misc" "$TB/e2fsck"
+cat >"$W/qwrap.c" <<'WRAP'
+/* SPDX-License-Identifier: GPL-2.0 */
+/* qwrap: run TARGET under QEMU with this program's argv[0] and args. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	char **av = calloc((size_t)argc + 10, sizeof(*av));
+	int n = 0, i;
+
+	if (!av)
+		return 127;
+	av[n++] = QEMU;
+	av[n++] = "-L";
+	av[n++] = PREFIX;
+	av[n++] = "-E";
+	av[n++] = "LD_LIBRARY_PATH=" LIBPATH;
+	av[n++] = "-0";
+	av[n++] = argv[0];
+	av[n++] = TARGET;
+	for (i = 1; i < argc; i++)
+		av[n++] = argv[i];
+	execvp(QEMU, av);
+	fprintf(stderr, "qwrap: cannot run %s: %s\n", QEMU, strerror(errno));
+	return 127;
+}
+WRAP
+wrap() {	# wrap WRAPPER TARGET
+	cc -O -Wall -DQEMU="\"$QEMU\"" -DPREFIX="\"/usr/$TRIPLET\"" \
+		-DLIBPATH="\"$LIBPATH\"" -DTARGET="\"$2\"" \
+		-o "$1" "$W/qwrap.c"
 }
 wrap "$TB/engine" "$SYSROOT/sbin/e2fsck"
 wrap "$TB/misc/e2journal" "$W/src/misc/e2journal"
