@@ -200,6 +200,10 @@ export E2FSCK_ENGINE="$TB/engine" EJ_VALGRIND=0 EJ_EMULATOR=$QEMU
 : "${MKE2FS:=/sbin/mke2fs}" "${DEBUGFS:=/sbin/debugfs}"
 : "${DUMPE2FS:=/sbin/dumpe2fs}"
 export MKE2FS DEBUGFS DUMPE2FS
+# e2fsprogs' test images, where "make check-e2fsprogs" fetched them
+if [ -d "$top/.cache/e2fsprogs/e2fsprogs-1.47.0/tests" ]; then
+	export E2FSPROGS_TESTS="$top/.cache/e2fsprogs/e2fsprogs-1.47.0/tests"
+fi
 set +e
 # shellcheck disable=SC2086
 sh tests/run_jtests.sh ${JTESTS:-} >"$W/jtests.log" 2>&1
