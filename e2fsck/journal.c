@@ -205,11 +205,21 @@ static __u32 ext2_sb_csum(const struct ext2_super_block *es)
 				offsetof(struct ext2_super_block, s_checksum));
 }
 
+/* A superblock read raw (little-endian) into host order, as fs->super. */
+static void super_to_cpu(struct ext2_super_block *sb)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	ext2fs_swap_super(sb);
+#else
+	(void)sb;
+#endif
+}
+
 static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	ext2_filsys fs = ctx->fs;
 	unsigned int bs = fs->blocksize;
-	struct ext2_super_block *es;
+	struct ext2_super_block *es, sb;
 	unsigned long long start, maxlen;
 	const char *name;
 	char *buf;
@@ -238,9 +248,12 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 	err = io_channel_read_blk64(jc->io, start, 1, buf);
 	if (err)
 		goto out;
+	/* @es as on disk (little-endian), @sb a host-order copy */
 	es = (struct ext2_super_block *)(start ? buf : buf + SUPERBLOCK_OFFSET);
-	if (es->s_magic != EXT2_SUPER_MAGIC ||
-	    !ext2fs_has_feature_journal_dev(es)) {
+	memcpy(&sb, es, sizeof(sb));
+	super_to_cpu(&sb);
+	if (sb.s_magic != EXT2_SUPER_MAGIC ||
+	    !ext2fs_has_feature_journal_dev(&sb)) {
 		fix_problem(ctx, PR_0_EXT_JOURNAL_BAD_SUPER, 0);
 		err = EXT2_ET_LOAD_EXT_JOURNAL;
 		goto out;
@@ -250,7 +263,7 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 		err = EXT2_ET_LOAD_EXT_JOURNAL;
 		goto out;
 	}
-	if (ext2fs_has_feature_metadata_csum(es) &&
+	if (ext2fs_has_feature_metadata_csum(&sb) &&
 	    ext2fs_le32_to_cpu(es->s_checksum) != ext2_sb_csum(es) &&
 	    fix_problem(ctx, PR_0_EXT_JOURNAL_SUPER_CSUM_INVALID, 0) &&
 	    !ctx->dry) {
@@ -259,7 +272,7 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 		if (err)
 			goto out;
 	}
-	maxlen = ext2fs_blocks_count(es);
+	maxlen = ext2fs_blocks_count(&sb);
 	jc->total_len = maxlen < (1ULL << 32) ? maxlen : (1ULL << 32) - 1;
 	jc->sb_blk = start + 1;
 out:
@@ -786,59 +799,40 @@ static void write_report(struct e2fsck_ctx *ctx, journal_t *j)
 	free(json);
 }
 
-/* Copy the journal, block by block, as it is now. */
+/*
+ * Copy the journal, block by block, as it is now, in the library's saved
+ * format (E2JSAVE1, as "e2journal save" writes it), so that "e2journal
+ * replay --from", "show --from" and "dump" read it.
+ */
 static void save_journal(struct e2fsck_ctx *ctx)
 {
-	struct jcheck jc;
-	unsigned long i;
-	blk64_t pblk;
+	struct ej_open_opts o = {
+		.policy = JBD2_POLICY_REPLAY_ALL,
+		.flags = EJ_OPEN_READONLY | EJ_OPEN_NO_CHECK,
+	};
+	struct ej_saved_stats st;
+	unsigned long long i;
+	journal_t *j = NULL;
 	errcode_t err;
-	char *buf;
-	int fd;
-	int dry = ctx->dry;
 
 	if (!ctx->save_file)
 		return;
-	ctx->dry = 1;
-	err = get_journal(ctx, &jc);
-	ctx->dry = dry;
-	if (err) {
+	if (!uuid_null(ctx->fs->super->s_journal_uuid))
+		o.ext_journal = find_external(ctx);
+	if ((!uuid_null(ctx->fs->super->s_journal_uuid) && !o.ext_journal) ||
+	    ej_journal_open(ctx->fs, &o, &j)) {
 		log_err(ctx, "%s: no journal to save in %s\n",
 			ctx->device_name, ctx->save_file);
 		return;
 	}
-	buf = malloc(ctx->fs->blocksize);
-	fd = open(ctx->save_file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (!buf || fd < 0) {
-		e2f_com_err(ctx, ctx->program_name, errno, "while creating %s",
+	err = ej_saved_write(j, ctx->save_file, 0, NULL, NULL, &st);
+	for (i = 0; i < st.nr_bad && i < EJ_SAVED_BAD_LISTED; i++)
+		log_err(ctx, "%s: journal block %llu unreadable; saved as zeros in %s\n",
+			ctx->device_name, st.bad[i], ctx->save_file);
+	if (err)
+		e2f_com_err(ctx, ctx->program_name, err, "while writing %s",
 			ctx->save_file);
-		goto out;
-	}
-	for (i = 0; i < jc.total_len; i++) {
-		if (jc.external) {
-			pblk = i;
-		} else {
-			err = ext2fs_bmap2(ctx->fs, jc.ino, &jc.inode, NULL, 0,
-					   i, NULL, &pblk);
-			if (err || !pblk)
-				break;
-		}
-		err = io_channel_read_blk64(jc.io, pblk, 1, buf);
-		if (err ||
-		    write(fd, buf, ctx->fs->blocksize) !=
-		    (ssize_t)ctx->fs->blocksize)
-			break;
-	}
-	if (i < jc.total_len)
-		e2f_com_err(ctx, ctx->program_name, err ? err : errno,
-			"while saving journal block %lu in %s", i,
-			ctx->save_file);
-	if (close(fd))
-		e2f_com_err(ctx, ctx->program_name, errno, "while writing %s",
-			ctx->save_file);
-out:
-	free(buf);
-	put_journal(&jc);
+	ej_journal_close(j);
 }
 
 static const struct {

@@ -395,6 +395,23 @@ static int saved_matches(ext2_filsys fs, const char *from,
 			fs->blocksize);
 		return 0;
 	}
+	if (hdr->flags & EJ_SAVED_RAW) {
+		/*
+		 * A plain copy does not say whose journal it is; an internal
+		 * journal's superblock carries the filesystem's UUID (as
+		 * mke2fs writes it), which is worth a warning when it differs.
+		 */
+		if (!(hdr->flags & EJ_SAVED_EXTERNAL) &&
+		    memcmp(hdr->journal_uuid, fs->super->s_uuid,
+			   sizeof(hdr->journal_uuid))) {
+			uuid_unparse(hdr->journal_uuid, want);
+			uuid_unparse(fs->super->s_uuid, have);
+			fprintf(stderr,
+				"%s: warning: %s is a plain journal copy with UUID %s; the filesystem's is %s\n",
+				ej_prog, from, want, have);
+		}
+		return 1;
+	}
 	if (memcmp(hdr->fs_uuid, fs->super->s_uuid, sizeof(hdr->fs_uuid))) {
 		uuid_unparse(hdr->fs_uuid, want);
 		uuid_unparse(fs->super->s_uuid, have);

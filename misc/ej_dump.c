@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <et/com_err.h>
 
@@ -32,6 +33,7 @@
 
 struct dump_ctx {
 	journal_t	*journal;
+	const char	*saved;		/* a saved copy read instead */
 	FILE		*out;
 	int		json;
 	unsigned int	bs;		/* journal block size */
@@ -376,7 +378,11 @@ static void text_superblock(struct dump_ctx *c, const char *ext_journal,
 	__u32 i;
 
 	fputs("Journal superblock", out);
-	if (info && info->external)
+	if (info && info->saved)
+		fprintf(out, " (saved copy %s of an %s journal, block %llu)",
+			c->saved, info->external ? "external" : "internal",
+			info->external ? info->sb_block : 0ULL);
+	else if (info && info->external)
 		fprintf(out, " (external journal %s, block %llu)",
 			ext_journal ? ext_journal : "", info->sb_block);
 	else if (info)
@@ -448,7 +454,8 @@ static void dump_superblock(struct dump_ctx *c, const char *image,
 	j_open(c, NULL, '{');
 	j_break(c);
 	j_str(c, "image", image);
-	j_str(c, "external_journal", ext_journal);
+	j_str(c, "external_journal", c->saved ? NULL : ext_journal);
+	j_str(c, "saved", c->saved);
 	j_break(c);
 	json_superblock(c, csum_state);
 }
@@ -753,11 +760,37 @@ static void walk_revoke(struct dump_ctx *c, unsigned long b)
 	}
 }
 
+/*
+ * A commit time as a date, UTC: "2023-11-14 22:13:20.000000000 UTC" for
+ * people (@iso 0) or "2023-11-14T22:13:20.000000000Z" (@iso 1, for JSON).
+ * 0: no time (writers other than Linux may leave it zero) or one that is
+ * no date: the caller shows the raw number.
+ */
+static int commit_date(__u64 sec, __u32 nsec, int iso, char *out,
+		       size_t size)
+{
+	struct tm tm;
+	time_t t = (time_t)sec;
+	char day[48];
+
+	if (!sec || (__u64)t != sec || t < 0 || nsec > 999999999U ||
+	    !gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999)
+		return 0;
+	strftime(day, sizeof(day), iso ? "%Y-%m-%dT%H:%M:%S" :
+		 "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(out, size, "%s.%09u%s", day, nsec, iso ? "Z" : " UTC");
+	return 1;
+}
+
 static void walk_commit(struct dump_ctx *c, unsigned long b)
 {
 	struct commit_header ch;
 	int state = CSUM_NONE;
 	const char *kind = "";
+	char date[112];
+	__u64 sec;
+	__u32 nsec;
+	int high;
 
 	memcpy(&ch, c->buf, sizeof(ch));
 	if (c->csum_v23) {
@@ -776,10 +809,24 @@ static void walk_commit(struct dump_ctx *c, unsigned long b)
 	if (state == CSUM_BAD)
 		c->nr_bad_csum++;
 
+	sec = be64_to_cpu(ch.h_commit_sec);
+	nsec = be32_to_cpu(ch.h_commit_nsec);
+	/*
+	 * debugfs (e2fsprogs 1.47) stores the seconds as a 32-bit big-endian
+	 * word at the start of the 64-bit field: they read as sec << 32.  No
+	 * other writer leaves the low word zero with a date in the high one.
+	 */
+	high = !(sec & 0xffffffffULL) && (sec >> 32) &&
+	       commit_date(sec >> 32, nsec, 0, date, sizeof(date));
 	if (!c->json) {
-		text_row(c, b, "commit", "time %llu.%09u%s%s%s%s",
-			 (unsigned long long)be64_to_cpu(ch.h_commit_sec),
-			 be32_to_cpu(ch.h_commit_nsec),
+		if (high)
+			snprintf(date + strlen(date), sizeof(date) - strlen(date),
+				 " (debugfs' layout: seconds in the high word)");
+		else if (!commit_date(sec, nsec, 0, date, sizeof(date)))
+			snprintf(date, sizeof(date), "%llu.%09u%s",
+				 (unsigned long long)sec, nsec,
+				 sec ? " (not a date)" : " (not set)");
+		text_row(c, b, "commit", "time %s%s%s%s%s", date,
 			 state != CSUM_NONE ? ", " : "",
 			 state != CSUM_NONE ? kind : "",
 			 state != CSUM_NONE ? "csum " : "",
@@ -793,8 +840,13 @@ static void walk_commit(struct dump_ctx *c, unsigned long b)
 	j_uint(c, "chksum_type", ch.h_chksum_type);
 	j_uint(c, "chksum_size", ch.h_chksum_size);
 	j_uint(c, "chksum", be32_to_cpu(ch.h_chksum[0]));
-	j_uint(c, "commit_sec", be64_to_cpu(ch.h_commit_sec));
-	j_uint(c, "commit_nsec", be32_to_cpu(ch.h_commit_nsec));
+	j_uint(c, "commit_sec", sec);
+	j_uint(c, "commit_nsec", nsec);
+	j_str(c, "commit_time",
+	      commit_date(high ? sec >> 32 : sec, nsec, 1, date,
+			  sizeof(date)) ? date : NULL);
+	if (high)
+		j_bool(c, "commit_sec_high_word", 1);
 	j_csum(c, state);
 	j_close(c, '}');
 }
@@ -944,7 +996,8 @@ static void dump_summary(struct dump_ctx *c)
 
 static void dump_usage(FILE *f)
 {
-	fprintf(f, "Usage: %s dump [-j external_journal] [--json] image\n",
+	fprintf(f,
+		"Usage: %s dump [-j external_journal | --from SAVED] [--json] image\n",
 		ej_prog);
 }
 
@@ -980,6 +1033,7 @@ int ej_cmd_dump(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
 		{ "journal", required_argument, NULL, 'j' },
+		{ "from", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1000,6 +1054,9 @@ int ej_cmd_dump(int argc, char **argv)
 		case 'J':
 			c.json = 1;
 			break;
+		case 'F':
+			c.saved = optarg;
+			break;
 		case 'h':
 			dump_usage(stdout);
 			return EJ_EXIT_OK;
@@ -1014,6 +1071,28 @@ int ej_cmd_dump(int argc, char **argv)
 	}
 	image = argv[optind];
 	c.out = stdout;
+	if (c.saved && opts.ext_journal) {
+		fprintf(stderr, "%s: dump: -j and --from name two journals\n",
+			ej_prog);
+		return EJ_EXIT_USAGE;
+	}
+	/*
+	 * -j FILE may name a saved journal (E2JSAVE1, or a plain copy whose
+	 * block 0 is the journal superblock): read it as --from would.  A
+	 * whole external journal device is read as the device it is.
+	 */
+	if (opts.ext_journal) {
+		struct ej_saved_header hdr;
+
+		if (!ej_saved_read_header(opts.ext_journal, &hdr) &&
+		    !((hdr.flags & EJ_SAVED_RAW) &&
+		      (hdr.flags & EJ_SAVED_EXTERNAL)))
+			c.saved = opts.ext_journal;
+	}
+	if (c.saved) {
+		opts.saved = c.saved;
+		opts.ext_journal = NULL;
+	}
 
 	if (ej_open_image(image, EXT2_FLAG_SKIP_MMP, unix_io_manager, &fs))
 		return EJ_EXIT_OPERATIONAL;

@@ -9,6 +9,22 @@ comerr-dev uuid-dev libblkid-dev libcmocka-dev e2fsprogs python3 time strace"
 # "deps.sh fuzz": clang too, for make fuzz (libFuzzer) only
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang"
 
+# "deps.sh cross ARCH TRIPLET" (scripts/check-cross.sh): the cross compiler
+# and qemu-user, and ARCH known to apt so that "apt-get download
+# PKG:ARCH" finds its packages (nothing of ARCH is installed).
+if [ "${1:-}" = cross ]; then
+	PKGS="gcc-$3 qemu-user-static"
+	if ! dpkg --print-foreign-architectures | grep -qx "$2"; then
+		if [ "$(id -u)" != 0 ]; then
+			echo "deps.sh: run as root: dpkg --add-architecture $2; apt-get update" >&2
+			exit 1
+		fi
+		echo "deps.sh: dpkg --add-architecture $2"
+		dpkg --add-architecture "$2"
+		apt-get update -q
+	fi
+fi
+
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |

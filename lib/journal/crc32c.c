@@ -104,8 +104,8 @@ static inline __u64 load_le64(const unsigned char *p)
 {
 	__u64 v;
 
-	memcpy(&v, p, sizeof(v));	/* jfs_user.h: little-endian host */
-	return v;
+	memcpy(&v, p, sizeof(v));
+	return le64_to_cpu(v);
 }
 
 static inline __u32 load_be32(const unsigned char *p)

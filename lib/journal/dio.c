@@ -63,9 +63,11 @@ static int same_fs(int fd, const struct ext2_super_block *sb)
 
 	if (pread(fd, &disk, sizeof(disk), 1024) != (ssize_t)sizeof(disk))
 		return 0;
-	return disk.s_magic == sb->s_magic &&
-	       disk.s_blocks_count == sb->s_blocks_count &&
-	       disk.s_blocks_count_hi == sb->s_blocks_count_hi &&
+	/* @disk as it is on disk (little-endian), @sb in host order */
+	return ext2fs_le16_to_cpu(disk.s_magic) == sb->s_magic &&
+	       ext2fs_le32_to_cpu(disk.s_blocks_count) == sb->s_blocks_count &&
+	       ext2fs_le32_to_cpu(disk.s_blocks_count_hi) ==
+	       sb->s_blocks_count_hi &&
 	       !memcmp(disk.s_uuid, sb->s_uuid, sizeof(sb->s_uuid));
 }
 

@@ -107,6 +107,7 @@ struct ej_journal_info {
 #define EJ_SAVED_MAGIC		"E2JSAVE1"
 #define EJ_SAVED_VERSION	1
 #define EJ_SAVED_EXTERNAL	0x0001	/* flags: from an external device */
+#define EJ_SAVED_RAW		0x0100	/* read only: a plain copy, no header */
 #define EJ_SAVED_HDR_BYTES	128	/* what the checksum covers */
 
 struct ej_saved_header {
@@ -125,10 +126,40 @@ struct ej_saved_header {
 	__u8	reserved[40];		/* zero */
 };
 
-/* Read and check the header of saved journal @path (host byte order). */
+/*
+ * Read and check the header of saved journal @path (host byte order).  A
+ * file without one that is a plain copy of a journal (its superblock at
+ * byte 0, or a whole external journal device) is described as if it had
+ * one: EJ_SAVED_RAW set, @header_size 0, @fs_uuid zero (unknown).
+ */
 errcode_t ej_saved_read_header(const char *path, struct ej_saved_header *hdr);
 /* Fill in @hdr's checksum and convert it to disk byte order, in place. */
 void ej_saved_header_seal(struct ej_saved_header *hdr);
+
+#define EJ_SAVE_EXCL		0x0001	/* never replace an existing file */
+#define EJ_SAVED_BAD_LISTED	10
+
+struct ej_saved_stats {
+	unsigned long long	nr_blocks;	/* journal blocks written */
+	unsigned long long	nr_bad;		/* unreadable: saved as zeros */
+	unsigned long long	bad[EJ_SAVED_BAD_LISTED]; /* the first ones */
+};
+
+typedef void (*ej_saved_progress_fn)(void *arg, unsigned long long done,
+				     unsigned long long total);
+
+/*
+ * Save every block of @journal's space (opened by ej_journal_open(),
+ * EJ_OPEN_READONLY | EJ_OPEN_NO_CHECK will do) to the new file @path
+ * with an E2JSAVE1 header: the one saved-journal format, which "replay
+ * --from", "show --from" and "dump" read.  @flags: EJ_SAVE_*; without
+ * EJ_SAVE_EXCL an existing file is truncated.  Unreadable blocks are
+ * saved as zeros and counted in @st; @progress (may be NULL) is called
+ * after each batch.  Returns 0, or why the file could not be written.
+ */
+errcode_t ej_saved_write(journal_t *journal, const char *path,
+			 unsigned int flags, ej_saved_progress_fn progress,
+			 void *arg, struct ej_saved_stats *st);
 
 /*
  * Open and load the journal of @fs (opened read-write unless the caller

@@ -12,6 +12,19 @@
 
 #include "e2journal.h"
 
+/*
+ * An ext2 superblock read raw from a device is little-endian; libext2fs
+ * keeps fs->super in host order.  Turn a raw copy into host order.
+ */
+static inline void ej_super_to_cpu(struct ext2_super_block *sb)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	ext2fs_swap_super(sb);
+#else
+	(void)sb;
+#endif
+}
+
 /* ------------------------------------------------------------------ */
 /* report.c                                                            */
 

@@ -47,15 +47,33 @@ typedef int bool_t;
 #define EFSCORRUPTED	EXT2_ET_FILESYSTEM_CORRUPTED
 #endif
 
-/* Byte order. */
+/*
+ * Byte order.  JBD2's fields are big-endian, ext4's little-endian: every
+ * on-disk word goes through one of these, so either kind of host reads
+ * the same journal (make check-cross runs the tests on s390x).
+ */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define be16_to_cpu(x)	((__u16)__builtin_bswap16((__u16)(x)))
 #define be32_to_cpu(x)	((__u32)__builtin_bswap32((__u32)(x)))
 #define be64_to_cpu(x)	((__u64)__builtin_bswap64((__u64)(x)))
 #define cpu_to_be16(x)	((__be16)__builtin_bswap16((__u16)(x)))
 #define cpu_to_be32(x)	((__be32)__builtin_bswap32((__u32)(x)))
 #define cpu_to_be64(x)	((__be64)__builtin_bswap64((__u64)(x)))
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "jfs_user.h assumes a little-endian host; add the big-endian case"
+#define le16_to_cpu(x)	((__u16)(x))
+#define le32_to_cpu(x)	((__u32)(x))
+#define le64_to_cpu(x)	((__u64)(x))
+#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define be16_to_cpu(x)	((__u16)(x))
+#define be32_to_cpu(x)	((__u32)(x))
+#define be64_to_cpu(x)	((__u64)(x))
+#define cpu_to_be16(x)	((__be16)(x))
+#define cpu_to_be32(x)	((__be32)(x))
+#define cpu_to_be64(x)	((__be64)(x))
+#define le16_to_cpu(x)	((__u16)__builtin_bswap16((__u16)(x)))
+#define le32_to_cpu(x)	((__u32)__builtin_bswap32((__u32)(x)))
+#define le64_to_cpu(x)	((__u64)__builtin_bswap64((__u64)(x)))
+#else
+#error "jfs_user.h: a host that is neither little- nor big-endian"
 #endif
 
 /* Memory. */

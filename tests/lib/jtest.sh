@@ -126,7 +126,7 @@ build_image() {
 }
 
 # normalize_dump: make e2journal dump's text output comparable between
-# runs: commit times are wall-clock times.
+# runs: commit times (dates, UTC) are wall-clock times.
 normalize_dump() {
-	sed -e 's/time [0-9]*\.[0-9]*/time T/'
+	sed -e 's/time [0-9]*-[0-9]*-[0-9]* [0-9:.]* UTC/time T/'
 }
