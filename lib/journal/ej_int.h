@@ -25,6 +25,12 @@ static inline void ej_super_to_cpu(struct ext2_super_block *sb)
 #endif
 }
 
+/* And a host-order copy into disk order (the swap is its own inverse). */
+static inline void ej_super_to_disk(struct ext2_super_block *sb)
+{
+	ej_super_to_cpu(sb);
+}
+
 /* ------------------------------------------------------------------ */
 /* report.c                                                            */
 

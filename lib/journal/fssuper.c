@@ -57,9 +57,7 @@ errcode_t ej_fs_write_super(ext2_filsys fs, const struct ext2_super_block *sb)
 	memcpy(disk, sb, SUPERBLOCK_SIZE);
 	/* the primary copy says it is the primary copy */
 	disk->s_block_group_nr = 0;
-#ifdef WORDS_BIGENDIAN
-	ext2fs_swap_super(disk);
-#endif
+	ej_super_to_disk(disk);
 	err = ext2fs_superblock_csum_set(fs, disk);
 	if (!err)
 		err = write_whole(fs, disk);
