@@ -172,12 +172,17 @@ errcode_t ej_image_close(ej_image *img);
 errcode_t ej_image_override(ej_image *img, uint32_t tid,
 			    uint64_t fsblock, int force);
 
-/* Decide the replay without writing anything; fills @summary. */
+/*
+ * Decide the replay without writing anything; fills @summary.  On an
+ * error, summary->recover_error is that error when the journal loaded and
+ * recovery failed, 0 when the journal could not be loaded.
+ */
 errcode_t ej_image_plan(ej_image *img, struct ej_summary *summary);
 /*
  * Replay: write the blocks the policy keeps, then mark the journal empty
  * and, when corruption is flagged, record an error in the filesystem.
- * A refusal (EJ_STATUS_REFUSED) writes nothing and returns 0.
+ * A refusal (EJ_STATUS_REFUSED) writes nothing and returns 0.  Errors
+ * as for ej_image_plan().
  */
 errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary);
 

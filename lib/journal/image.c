@@ -294,6 +294,23 @@ static errcode_t fill_summary(const ej_image *img, int rc,
 	return 0;
 }
 
+/*
+ * A plan or replay that could not be made: no report, and the summary
+ * says whether the journal loaded (recovery itself failed: recover_error
+ * is @err) or not (0).
+ */
+static errcode_t failed(ej_image *img, errcode_t err, int recovering,
+			struct ej_summary *sum)
+{
+	drop_journal(img);
+	fill_summary(img, 0, sum);
+	if (sum && recovering && sum->size >= offsetof(struct ej_summary,
+						      recover_error) +
+	    sizeof(sum->recover_error))
+		sum->recover_error = err;
+	return err;
+}
+
 static errcode_t check_summary(const struct ej_summary *sum)
 {
 	if (sum && sum->size < SUMMARY_MIN_SIZE)
@@ -310,14 +327,12 @@ errcode_t ej_image_plan(ej_image *img, struct ej_summary *summary)
 		return EJ_BAD_ARG;
 	err = load_journal(img, 1);
 	if (err)
-		return err;
+		return failed(img, err, 0, summary);
 	if (img->journal->j_superblock->s_start) {
 		rc = jbd2_journal_recover(img->journal);
 		err = read_result(img, rc);
-		if (err) {
-			drop_journal(img);
-			return err;
-		}
+		if (err)
+			return failed(img, err, 1, summary);
 	}
 	return fill_summary(img, rc, summary);
 }
@@ -357,7 +372,7 @@ errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary)
 		return EJ_TRUNCATED_IMAGE;
 	err = load_journal(img, 0);
 	if (err)
-		return err;
+		return failed(img, err, 0, summary);
 	if (!img->journal->j_superblock->s_start) {
 		err = clear_recover_flag(img->fs);
 		if (err)
@@ -366,10 +381,8 @@ errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary)
 	}
 	rc = jbd2_journal_recover(img->journal);
 	err = read_result(img, rc);
-	if (err) {
-		drop_journal(img);
-		return err;
-	}
+	if (err)
+		return failed(img, err, 1, summary);
 	if (img->status != EJ_STATUS_REFUSED) {
 		ej_journal_set_recover_result(img->journal, rc);
 		err = ej_journal_finish(img->journal);
