@@ -182,7 +182,9 @@ errcode_t ej_image_plan(ej_image *img, struct ej_summary *summary);
  * Replay: write the blocks the policy keeps, then mark the journal empty
  * and, when corruption is flagged, record an error in the filesystem.
  * A refusal (EJ_STATUS_REFUSED) writes nothing and returns 0.  Errors
- * as for ej_image_plan().
+ * as for ej_image_plan(), except one met after recovery (resetting the
+ * journal; EJ_FAST_COMMIT_PENDING: replayed, fast commits kept for
+ * e2fsck): the summary and report then say what was written.
  */
 errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary);
 

@@ -387,7 +387,8 @@ errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary)
 		ej_journal_set_recover_result(img->journal, rc);
 		err = ej_journal_finish(img->journal);
 		if (err) {
-			/* the report stays: it says what was written */
+			/* the report and summary say what was written */
+			fill_summary(img, rc, summary);
 			return err;
 		}
 	}
