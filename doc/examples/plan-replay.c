@@ -6,7 +6,6 @@
 
 int main(int argc, char **argv)
 {
-	static const int exit_code[] = { 0, 0, 1, 4 };	/* by ej_status */
 	struct ej_summary sum = { .size = sizeof(sum) };
 	struct ej_options opts;
 	ej_image *img = NULL;
@@ -15,11 +14,10 @@ int main(int argc, char **argv)
 
 	ej_options_init(&opts, sizeof(opts));
 	if (argc != 3 || ej_policy_parse(argv[2], &opts.policy)) {
-		fprintf(stderr, "usage: %s IMAGE replay-all|stop|refuse\n", argv[0]);
+		fprintf(stderr, "usage: plan-replay IMAGE replay-all|stop|refuse\n");
 		return 16;
 	}
-	err = ej_image_open(argv[1], &opts, &img);
-	if (!err && !(err = ej_image_plan(img, &sum)))
+	if (!(err = ej_image_open(argv[1], &opts, &img)) && !(err = ej_image_plan(img, &sum)))
 		printf("plan: replay %zu of %zu transactions, write %lu blocks, skip %lu\n",
 		       sum.nr_txns_replayed, sum.nr_txns, sum.blocks_written, sum.blocks_skipped);
 	if (!err && sum.status != EJ_STATUS_EMPTY)
@@ -27,11 +25,11 @@ int main(int argc, char **argv)
 	if (!err && !(err = ej_image_report(img, EJ_REPORT_TEXT, &text)))
 		fputs(text, stdout);
 	free(text);
-	if (err) {
+	if (err)
 		fprintf(stderr, "%s: %s\n", argv[1], ej_error_message(err));
-		ej_image_close(img);
+	else
+		printf("%s: status %d, flagged 0x%x\n", argv[1], sum.status, sum.flagged);
+	if (ej_image_close(img) || err)
 		return 8;
-	}
-	printf("%s: status %d, flagged 0x%x\n", argv[1], sum.status, sum.flagged);
-	return ej_image_close(img) ? 8 : exit_code[sum.status];
+	return sum.status == EJ_STATUS_REFUSED ? 4 : sum.status == EJ_STATUS_FLAGGED;
 }
