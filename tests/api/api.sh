@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # api.sh: run tests/api/api_test (the public API through the shared
-# library) on a damaged image it may replay.
+# library) on a damaged image it may replay, then api_test_san (the same
+# over the library's sources under ASan/UBSan) on a fresh copy.
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -23,4 +24,10 @@ img=$work/img
 	--txn 'blocks=3100-3101:fill:0x33' >/dev/null &&
 	"$E2JOURNAL" corrupt "$img" data --tid 2 --index 1 >/dev/null ||
 	{ echo "FAIL: e2journal write/corrupt"; exit 1; }
-"$prog" "$img"
+cp "$img" "$work/orig"
+"$prog" "$img" || exit 1
+# the ASan/UBSan build, on a fresh copy of the damaged image
+san=$top_builddir/tests/api/api_test_san
+if [ -x "$san" ]; then
+	cp "$work/orig" "$img" && "$san" "$img" || exit 1
+fi
