@@ -10,7 +10,7 @@
 #ifndef E2JOURNAL_EJ_INT_H
 #define E2JOURNAL_EJ_INT_H
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 /*
  * An ext2 superblock read raw from a device is little-endian; libext2fs
