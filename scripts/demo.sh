@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The main job on a demonstration image: the 2008 linux-ext4 scenario.
 #
 # Transactions 1 to 5 (written by debugfs) each log a new version of one

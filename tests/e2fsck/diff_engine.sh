@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 #
 # diff_engine.sh: our e2fsck, with -E journal_policy=stop, against
 # e2fsprogs' e2fsck on the same images, one image per journal problem
