@@ -16,7 +16,7 @@
 #include <ext2fs/ext2fs.h>
 #include <et/com_err.h>
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

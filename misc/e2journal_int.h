@@ -3,7 +3,7 @@
 #ifndef E2JOURNAL_INT_H
 #define E2JOURNAL_INT_H
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 /* fsck(8)-style exit codes used by e2journal. */
 #define EJ_EXIT_OK		0	/* replayed cleanly, nothing to do */

@@ -3,10 +3,10 @@
  * ej_plan.c: e2journal plan IMAGE [-j JOURNAL] [--policy P] [--json]
  *
  * Says what "e2journal replay" would do under a policy, block by block,
- * without writing a byte: the filesystem is opened read-only and the
- * journal with EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN, recovery runs its
- * scan, decision, revoke and replay passes, and every verdict lands in
- * the report instead of on the disk.  The exit status is the one replay
+ * without writing a byte.  It is a program of the public API
+ * (e2journal.h, e2journal(3)): the image is opened with EJ_OPT_READONLY
+ * and ej_image_plan() runs recovery's scan, decision, revoke and replay
+ * passes with every verdict landing in the report instead of on the disk.  The exit status is the one replay
  * would have, so that a script can ask "would this journal be refused?"
  * before anything is changed.
  */
@@ -42,27 +42,18 @@ static void plan_msg(void *arg, const char *msg)
 }
 
 /* One line that says it all, for people and for grep. */
-static void plan_summary(FILE *f, const struct ej_report *r, int exit_code)
+static void plan_summary(FILE *f, const struct ej_summary *sum, int exit_code)
 {
-	unsigned long written = r->counts[JBD2_BLOCK_REPLAYED];
-	unsigned long skipped = 0;
-	size_t i, replayed = 0;
-	unsigned int v;
-
-	for (i = 0; i < r->nr_txns; i++)
-		if (r->txns[i].replay && exit_code != EJ_EXIT_UNCORRECTED)
-			replayed++;
-	for (v = 0; v < JBD2_BLOCK_VERDICT_MAX; v++)
-		if (v != JBD2_BLOCK_REPLAYED && v != JBD2_BLOCK_SUPERSEDED &&
-		    v != JBD2_BLOCK_REVOKED)
-			skipped += r->counts[v];
 	fprintf(f, "Plan (policy %s): replay %zu of %zu transactions, ",
-		ej_policy_name(r->policy), replayed, r->nr_txns);
+		ej_policy_name(sum->policy), sum->nr_txns_replayed,
+		sum->nr_txns);
 	fprintf(f, "write %lu blocks (%lu superseded, %lu revoked, ",
-		written, r->counts[JBD2_BLOCK_SUPERSEDED],
-		r->counts[JBD2_BLOCK_REVOKED]);
-	fprintf(f, "%lu not written); %s; replay would exit %d\n", skipped,
-		r->corrupt ? "corruption flagged" : "no corruption", exit_code);
+		sum->blocks_written, sum->blocks_superseded,
+		sum->blocks_revoked);
+	fprintf(f, "%lu not written); %s; replay would exit %d\n",
+		sum->blocks_skipped,
+		sum->flagged ? "corruption flagged" : "no corruption",
+		exit_code);
 }
 
 enum {
@@ -78,25 +69,23 @@ int ej_cmd_plan(int argc, char **argv)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ej_open_opts opts = {
-		.policy = JBD2_POLICY_REPLAY_ALL,
-		.flags = EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN,
-	};
+	struct ej_summary sum = { .size = sizeof(sum) };
+	struct ej_options opts;
 	const char *image = NULL;
-	ext2_filsys fs = NULL;
-	journal_t *journal = NULL;
-	struct ej_report *r;
-	FILE *msg_out;
+	ej_image *img = NULL;
 	char *text = NULL;
 	errcode_t err;
-	int opt, rc, json = 0, ret = EJ_EXIT_OPERATIONAL;
+	int opt, json = 0, ret = EJ_EXIT_OPERATIONAL;
 
+	/* read-only: libext2fs itself then refuses any write */
+	ej_options_init(&opts, sizeof(opts));
+	opts.flags = EJ_OPT_READONLY;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "j:p:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			opts.ext_journal = optarg;
+			opts.journal = optarg;
 			break;
 		case 'p':
 			if (ej_policy_arg(optarg, &opts.policy))
@@ -115,53 +104,54 @@ int ej_cmd_plan(int argc, char **argv)
 	if (optind != argc - 1)
 		goto usage;
 	image = argv[optind];
-	msg_out = json ? stderr : stdout;
+	opts.message_fn = plan_msg;
+	opts.message_arg = json ? stderr : stdout;
 
-	/* No EXT2_FLAG_RW: libext2fs itself then refuses any write. */
-	if (ej_open_image(image, 0, unix_io_manager, &fs))
-		goto out;
-	err = ej_journal_open(fs, &opts, &journal);
+	err = ej_image_open(image, &opts, &img);
 	if (err) {
+		com_err(ej_prog, err, "while trying to open %s", image);
+		goto out;
+	}
+	err = ej_image_plan(img, &sum);
+	if (err && sum.recover_error) {
+		com_err(ej_prog, err, "while recovering the journal of %s",
+			image);
+		goto out;
+	} else if (err) {
 		com_err(ej_prog, err, "while loading the journal of %s", image);
 		ret = ej_load_failure_exit(err);
 		goto out;
 	}
-	r = ej_journal_report(journal);
-	r->msg_fn = plan_msg;
-	r->msg_arg = msg_out;
 
-	if (!journal->j_superblock->s_start) {
-		fprintf(msg_out, "%s: nothing to replay\n", image);
+	switch (sum.status) {
+	case EJ_STATUS_EMPTY:
+		fprintf(opts.message_arg, "%s: nothing to replay\n", image);
 		ret = EJ_EXIT_OK;
 		goto out;
-	}
-
-	rc = jbd2_journal_recover(journal);
-	r = ej_journal_report(journal);
-	/* The same reading of recovery's result as "e2journal replay". */
-	if (rc && opts.policy == JBD2_POLICY_STOP) {
-		if (rc == -EFSBADCRC)
-			fprintf(msg_out, "Journal checksum error found in %s\n",
-				image);
-		else if (rc == -EFSCORRUPTED)
-			fprintf(msg_out, "Journal corrupted in %s\n", image);
-		else
-			com_err(ej_prog, (errcode_t)-rc,
-				"while recovering the journal of %s", image);
-		ret = EJ_EXIT_FLAGGED;
-	} else if (rc == -EFSCORRUPTED && r->corrupt) {
+	case EJ_STATUS_REFUSED:
 		ret = EJ_EXIT_UNCORRECTED;
-	} else if (rc && rc != -EFSBADCRC) {
-		com_err(ej_prog, (errcode_t)-rc, "while recovering the journal of %s", image);
-		goto out;
-	} else {
-		ret = r->corrupt || rc ? EJ_EXIT_FLAGGED : EJ_EXIT_OK;
+		break;
+	case EJ_STATUS_FLAGGED:
+		ret = EJ_EXIT_FLAGGED;
+		break;
+	default:
+		ret = EJ_EXIT_OK;
+	}
+	/* what "stop" says, as e2fsprogs does, when recovery ends early */
+	if (sum.policy == EJ_POLICY_STOP && sum.recover_error) {
+		if (sum.recover_error == EXT2_ET_BAD_CRC)
+			fprintf(opts.message_arg,
+				"Journal checksum error found in %s\n", image);
+		else if (sum.recover_error == EXT2_ET_FILESYSTEM_CORRUPTED)
+			fprintf(opts.message_arg, "Journal corrupted in %s\n",
+				image);
+		else
+			com_err(ej_prog, sum.recover_error,
+				"while recovering the journal of %s", image);
 	}
 
-	if (json)
-		err = ej_report_json(r, &text);
-	else
-		err = ej_report_text(r, 1, &text);
+	err = ej_image_report(img, json ? EJ_REPORT_JSON :
+			      EJ_REPORT_TEXT_BLOCKS, &text);
 	if (err) {
 		com_err(ej_prog, err, "while writing the report");
 		ret = EJ_EXIT_OPERATIONAL;
@@ -170,13 +160,10 @@ int ej_cmd_plan(int argc, char **argv)
 	fputs(text, stdout);
 	if (!json)
 		fputc('\n', stdout);
-	plan_summary(json ? stderr : stdout, r, ret);
+	plan_summary(json ? stderr : stdout, &sum, ret);
 out:
 	free(text);
-	if (journal)
-		ej_journal_close(journal);
-	if (fs)
-		ext2fs_close_free(&fs);
+	ej_image_close(img);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing output\n", ej_prog);
 		ret = EJ_EXIT_OPERATIONAL;

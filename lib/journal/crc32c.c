@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 #define CRC32C_POLY	0x82f63b78U	/* reflected */
 #define CRC32_BE_POLY	0x04c11db7U

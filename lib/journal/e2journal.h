@@ -1,446 +1,209 @@
 /* SPDX-License-Identifier: LGPL-2.0 */
 /*
- * e2journal.h: the public interface of libe2journal.
+ * e2journal.h: the public interface of libe2journal (see e2journal(3)).
  *
- * The library reads, checks, replays (through recovery.c, which the
- * programs build in), reports on and writes JBD2 journals of ext3/ext4
- * filesystems opened with libext2fs.  It never prints and never exits:
- * functions return errcode_t values (com_err table "ej", ej_err.h) and
- * results land in structures the caller reads.
+ * Open an ext3/ext4 image and its journal (internal, or an external
+ * journal device), plan a replay under a corrupt-journal policy with
+ * per-block overrides, replay, and render the report as text or JSON.
+ * The caller never sees the journal itself: an ej_image is opaque.
+ *
+ * Functions return 0 or an errcode_t: the library's own codes (EJ_*,
+ * com_err table "ej", in ej_err.h), libext2fs' (EXT2_ET_*) or errno
+ * values; ej_error_message() turns any of them into text.  The library
+ * never prints and never exits.
+ *
+ * Build: cc prog.c $(pkg-config --cflags --libs e2journal)
  */
-#ifndef E2JOURNAL_E2JOURNAL_H
-#define E2JOURNAL_E2JOURNAL_H
+#ifndef E2JOURNAL_H
+#define E2JOURNAL_H
 
-#include <stdio.h>
-#include <ext2fs/ext2fs.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "jfs_user.h"
 #include "ej_err.h"
 
-/* ------------------------------------------------------------------ */
-/* Checksums (crc32c.c)                                                */
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-/* Which crc32c implementation ej_crc32c() dispatches to. */
-const char *ej_crc32c_impl(void);
-/* The portable implementation, always available (for cross-checks). */
-__u32 ej_crc32c_sw(__u32 crc, const void *buf, size_t len);
+/* The interface this header describes; ej_api_version() says the library's. */
+#define EJ_API_VERSION		1
 
-/* ------------------------------------------------------------------ */
-/* Journal superblock (jsb.c)                                          */
-
-/* Problems ej_jsb_check() can find (bits of *problems). */
-#define EJ_JSB_BAD_MAGIC	0x0001	/* magic or block type wrong */
-#define EJ_JSB_BAD_BLOCKSIZE	0x0002	/* s_blocksize != fs block size */
-#define EJ_JSB_BAD_MAXLEN	0x0004	/* s_maxlen too small or too large */
-#define EJ_JSB_BAD_FIRST	0x0008	/* s_first outside the journal */
-#define EJ_JSB_BAD_START	0x0010	/* s_start outside the log */
-#define EJ_JSB_UNKNOWN_INCOMPAT	0x0020	/* incompat features we do not know */
-#define EJ_JSB_UNKNOWN_ROCOMPAT	0x0040	/* ro_compat features we do not know */
-#define EJ_JSB_BAD_CSUM_TYPE	0x0080	/* v2/v3 but s_checksum_type not crc32c */
-#define EJ_JSB_BAD_CSUM		0x0100	/* s_checksum does not verify */
-#define EJ_JSB_V1_WITH_V2	0x0200	/* v1 superblock with v2 fields set */
-#define EJ_JSB_BOTH_CSUM	0x0400	/* both CSUM_V2 and CSUM_V3 */
-#define EJ_JSB_BAD_FC		0x0800	/* fast-commit area does not fit */
-
-struct ej_jsb_limits {
-	unsigned int		fs_blocksize;	/* the filesystem's block size */
-	unsigned long long	max_blocks;	/* blocks the journal may span */
+/* What replay does with a corrupt journal (doc/policy.md). */
+enum ej_policy {
+	EJ_POLICY_REPLAY_ALL = 0,	/* replay every intact transaction */
+	EJ_POLICY_STOP = 1,		/* end at the first bad commit (e2fsprogs) */
+	EJ_POLICY_REFUSE = 2		/* replay nothing if anything is corrupt */
 };
+
+/* What became of one logged block. */
+enum ej_verdict {
+	EJ_VERDICT_REPLAYED = 0,	/* written (its final version) */
+	EJ_VERDICT_SUPERSEDED,		/* a later version is written instead */
+	EJ_VERDICT_REVOKED,		/* suppressed by a revoke record */
+	EJ_VERDICT_BAD_CSUM,		/* skipped: its checksum failed */
+	EJ_VERDICT_UNTRUSTED_DESC,	/* skipped: its descriptor failed */
+	EJ_VERDICT_OUT_OF_RANGE,	/* skipped: outside the filesystem */
+	EJ_VERDICT_ASYNC_TAIL,		/* skipped: torn last async commit */
+	EJ_VERDICT_NOT_REPLAYED,	/* its transaction is not replayed */
+	EJ_VERDICT_IO_ERROR,		/* skipped: unreadable in the journal */
+	EJ_VERDICT_USER_SKIP		/* skipped by an override */
+};
+
+/* How one transaction's commit was found. */
+enum ej_commit_status {
+	EJ_COMMIT_OK = 0,
+	EJ_COMMIT_BAD_CSUM,		/* the commit checksum failed */
+	EJ_COMMIT_GARBLED,		/* commit missing or garbled mid-log */
+	EJ_COMMIT_MISSING,		/* no commit at the end of the log */
+	EJ_COMMIT_STALE,		/* left over from an earlier journal */
+	EJ_COMMIT_ASYNC_TAIL		/* bad last commit with async_commit */
+};
+
+/* Why corruption was flagged (struct ej_summary.flagged, bits). */
+#define EJ_FLAGGED_COMMIT_CSUM	0x0001
+#define EJ_FLAGGED_DATA_CSUM	0x0002
+#define EJ_FLAGGED_DESCR_CSUM	0x0004
+#define EJ_FLAGGED_REVOKE_CSUM	0x0008
+#define EJ_FLAGGED_GARBLED	0x0010
+#define EJ_FLAGGED_OUT_OF_RANGE	0x0020
+#define EJ_FLAGGED_IO_ERROR	0x0040
+#define EJ_FLAGGED_REVOKE_COUNT	0x0080
+#define EJ_FLAGGED_SUPERBLOCK	0x0100
+#define EJ_FLAGGED_LOOP		0x0200
+
+/* struct ej_options.flags */
+#define EJ_OPT_READONLY		0x0001	/* open read-only: plan, never replay */
+#define EJ_OPT_UPTO		0x0002	/* replay no transaction after upto_tid */
+
+typedef void (*ej_message_fn)(void *arg, const char *msg);
 
 /*
- * Check a journal superblock (1024 bytes, on-disk byte order).  Returns 0
- * and sets *problems (0 when healthy); never reads outside @jsb.  With
- * EJ_JSB_BAD_MAGIC (not a journal superblock) no other bit is set.
+ * How to open an image.  Set it up with ej_options_init(&o, sizeof(o)),
+ * then change what you need: @size lets a newer library know how much of
+ * the structure an older program has.
  */
-errcode_t ej_jsb_check(const journal_superblock_t *jsb,
-		       const struct ej_jsb_limits *lim, unsigned int *problems);
-/* crc32c(~0, the 1024 bytes with s_checksum counted as zero). */
-__u32 ej_jsb_csum(const journal_superblock_t *jsb);
-/* 1 if s_checksum matches, or if the superblock has no v2/v3 checksum. */
-int ej_jsb_csum_verify(const journal_superblock_t *jsb);
-/* Store ej_jsb_csum() in s_checksum; no-op without v2/v3 checksums. */
-void ej_jsb_csum_set(journal_superblock_t *jsb);
-/* crc32c(~0, s_uuid): the seed of every v2/v3 journal checksum. */
-__u32 ej_jsb_csum_seed(const journal_superblock_t *jsb);
-
-/* ------------------------------------------------------------------ */
-/* Opening a journal (jopen.c, jglue.c)                                */
-
-#define EJ_OPEN_READONLY	0x0001	/* never write anything */
-#define EJ_OPEN_DRY_RUN		0x0002	/* replay decides but writes nothing */
-#define EJ_OPEN_NO_CHECK	0x0004	/* load even if the superblock is bad */
-
-struct ej_open_opts {
-	const char	*ext_journal;	/* path of an external journal, or NULL */
-	int		policy;		/* enum jbd2_replay_policy */
-	unsigned int	flags;		/* EJ_OPEN_* */
-	io_manager	io;		/* for the external journal; NULL: unix */
-	/*
-	 * A journal kept by "e2journal save" (struct ej_saved_header): its
-	 * blocks are read from this file, never written; the filesystem
-	 * side (what replay may write, and where) stays @fs.  Overrides
-	 * @ext_journal.
-	 */
-	const char	*saved;
+struct ej_options {
+	size_t		size;		/* sizeof(struct ej_options) */
+	unsigned int	flags;		/* EJ_OPT_* */
+	int		policy;		/* enum ej_policy */
+	const char	*journal;	/* external journal; NULL: the fs's own */
+	uint32_t	upto_tid;	/* with EJ_OPT_UPTO */
+	ej_message_fn	message_fn;	/* recovery's messages, or NULL */
+	void		*message_arg;
 };
 
-/* Where the journal lives, as found by ej_journal_open(). */
-struct ej_journal_info {
-	int		external;	/* 1: external device */
-	ext2_ino_t	ino;		/* internal: the journal inode */
-	int		from_backup;	/* internal: s_jnl_blocks used */
-	unsigned long long sb_block;	/* physical block of the jsb */
-	unsigned int	jsb_problems;	/* EJ_JSB_* found at load */
-	unsigned long long fs_blocks;	/* filesystem size in blocks */
-	unsigned int	nr_users;	/* jsb s_nr_users (>1: shared device) */
-	int		saved;		/* 1: blocks come from a saved copy */
-	unsigned long long nr_blocks;	/* journal blocks readable */
+/* What a plan or a replay came to (struct ej_summary.status). */
+enum ej_status {
+	EJ_STATUS_EMPTY = 0,		/* the log is empty: nothing to do */
+	EJ_STATUS_CLEAN,		/* replayed (would be), nothing corrupt */
+	EJ_STATUS_FLAGGED,		/* replayed (would be), corruption flagged */
+	EJ_STATUS_REFUSED		/* nothing replayed: the journal is kept */
 };
+
+/* Filled in by ej_image_plan() and ej_image_replay(). */
+struct ej_summary {
+	size_t		size;		/* set by the caller: sizeof(*summary) */
+	int		status;		/* enum ej_status */
+	int		policy;		/* enum ej_policy */
+	unsigned int	flagged;	/* EJ_FLAGGED_* */
+	errcode_t	recover_error;	/* recovery's error code, or 0 */
+	uint32_t	start_tid;	/* first transaction in the log */
+	uint32_t	next_tid;	/* the one after the log */
+	size_t		nr_txns;	/* transactions in the log */
+	size_t		nr_txns_replayed;
+	unsigned long	blocks_written;	/* EJ_VERDICT_REPLAYED */
+	unsigned long	blocks_superseded;
+	unsigned long	blocks_revoked;
+	unsigned long	blocks_skipped;	/* every other verdict */
+};
+
+/* One transaction of the last plan or replay. */
+struct ej_txn {
+	uint32_t		tid;
+	int			status;		/* enum ej_commit_status */
+	int			replayed;	/* 1: its blocks are replayed */
+	unsigned int		nr_blocks;	/* log blocks, commit included */
+	uint64_t		first_block;	/* journal block it starts at */
+	uint64_t		commit_sec;	/* commit time, 0 if unknown */
+};
+
+/* One logged block of the last plan or replay. */
+struct ej_block {
+	uint32_t		tid;
+	int			verdict;	/* enum ej_verdict */
+	uint64_t		jblock;		/* journal block holding it */
+	uint64_t		fsblock;	/* where it belongs */
+};
+
+/* Report formats for ej_image_report(). */
+#define EJ_REPORT_TEXT		0	/* transactions and counts */
+#define EJ_REPORT_TEXT_BLOCKS	1	/* ... and every logged block */
+#define EJ_REPORT_JSON		2	/* doc/report-json.md */
+
+typedef struct ej_image ej_image;
+
+/* EJ_API_VERSION of the library at run time. */
+int ej_api_version(void);
+/* The package version, e.g. "0.1.0". */
+const char *ej_version(void);
+/* Text for any error code the library returns. */
+const char *ej_error_message(errcode_t code);
+
+/* Defaults: replay-all, the internal journal, read-write. */
+void ej_options_init(struct ej_options *opts, size_t size);
 
 /*
- * A saved journal: one header of @header_size bytes (the filesystem block
- * size), then journal blocks 0 .. nr_blocks - 1 as the journal numbers
- * them, raw.  Integers are little-endian.  @csum is crc32c(~0, the first
- * EJ_SAVED_HDR_BYTES bytes with @csum zero); the rest of the header
- * block is zero.
+ * Open the filesystem in @path (read-write unless EJ_OPT_READONLY).
+ * Its journal is loaded by each ej_image_plan() and ej_image_replay():
+ * what is wrong with the journal comes back from those.
  */
-#define EJ_SAVED_MAGIC		"E2JSAVE1"
-#define EJ_SAVED_VERSION	1
-#define EJ_SAVED_EXTERNAL	0x0001	/* flags: from an external device */
-#define EJ_SAVED_HDR_BYTES	128	/* what the checksum covers */
-
-struct ej_saved_header {
-	char	magic[8];		/* EJ_SAVED_MAGIC, no NUL */
-	__u32	version;		/* EJ_SAVED_VERSION */
-	__u32	header_size;		/* bytes before journal block 0 */
-	__u32	block_size;		/* journal = filesystem block size */
-	__u32	flags;			/* EJ_SAVED_* */
-	__u64	nr_blocks;		/* journal blocks that follow */
-	__u64	sb_block;		/* journal block of the jsb */
-	__u8	fs_uuid[16];		/* s_uuid of the filesystem */
-	__u8	journal_uuid[16];	/* the jsb's s_uuid when saved */
-	__u64	saved_time;		/* seconds since the epoch */
-	__u32	ino;			/* internal: the journal inode */
-	__u32	csum;
-	__u8	reserved[40];		/* zero */
-};
-
-/* Read and check the header of saved journal @path (host byte order). */
-errcode_t ej_saved_read_header(const char *path, struct ej_saved_header *hdr);
-/* Fill in @hdr's checksum and convert it to disk byte order, in place. */
-void ej_saved_header_seal(struct ej_saved_header *hdr);
+errcode_t ej_image_open(const char *path, const struct ej_options *opts,
+			ej_image **ret);
+/* Flush and close; returns what closing the filesystem returned. */
+errcode_t ej_image_close(ej_image *img);
 
 /*
- * Open and load the journal of @fs (opened read-write unless the caller
- * only reads).  On success *ret is a journal_t ready for
- * jbd2_journal_recover() (with a report attached: ej_journal_report()).
+ * A per-block override for the next plans and replays: write (@force 1)
+ * or keep out (@force 0) the version of fs block @fsblock that
+ * transaction @tid logs.  A forced block is written even though the
+ * policy skips it (never a revoked one, nor one outside the filesystem).
  */
-errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
-			  journal_t **ret);
-void ej_journal_close(journal_t *journal);
-const struct ej_journal_info *ej_journal_info(journal_t *journal);
-struct ej_report *ej_journal_report(journal_t *journal);
+errcode_t ej_image_override(ej_image *img, uint32_t tid,
+			    uint64_t fsblock, int force);
 
 /*
- * Read journal block @lblk (logical) into @buf (j_blocksize bytes): any
- * block of the journal's space (info->nr_blocks), whatever s_maxlen says.
+ * Decide the replay without writing anything; fills @summary.  On an
+ * error, summary->recover_error is that error when the journal loaded and
+ * recovery failed, 0 when the journal could not be loaded.
  */
-errcode_t ej_journal_read_block(journal_t *journal, unsigned long lblk,
-				void *buf);
-/* Write the in-memory journal superblock back (checksum updated). */
-errcode_t ej_journal_write_sb(journal_t *journal);
-
+errcode_t ej_image_plan(ej_image *img, struct ej_summary *summary);
 /*
- * After jbd2_journal_recover(): write every replayed block (once, in
- * ascending order), flush, then mark the journal empty (s_start 0,
- * s_sequence the next tid, s_errno set when corruption was flagged),
- * clear needs_recovery, and when flagged set EXT2_ERROR_FS.  Nothing is
- * reset before the replayed blocks are on disk.
+ * Replay: write the blocks the policy keeps, then mark the journal empty
+ * and, when corruption is flagged, record an error in the filesystem.
+ * A refusal (EJ_STATUS_REFUSED) writes nothing and returns 0.  Errors
+ * as for ej_image_plan().
  */
-errcode_t ej_journal_finish(journal_t *journal);
-/*
- * Tell the library what jbd2_journal_recover() returned, before
- * ej_journal_finish(): under the stop policy the reset then leaves the
- * journal and filesystem superblocks as e2fsprogs 1.47 does.
- */
-void ej_journal_set_recover_result(journal_t *journal, int err);
+errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary);
 
-/*
- * A test hook, as libext2fs' TEST_IO: when E2JOURNAL_TEST_IO is set in
- * the environment, an io manager over @base that injects the faults it
- * names (power loss after the k-th write, read errors; testio.c);
- * otherwise @base itself.
- */
-io_manager ej_test_io_manager(io_manager base);
+/* The last plan's or replay's report; *out is malloc'ed: free() it. */
+errcode_t ej_image_report(const ej_image *img, int format, char **out);
+/* Its transactions and logged blocks, by index. */
+size_t ej_image_nr_txns(const ej_image *img);
+errcode_t ej_image_txn(const ej_image *img, size_t i, struct ej_txn *txn);
+size_t ej_image_nr_blocks(const ej_image *img);
+errcode_t ej_image_block(const ej_image *img, size_t i,
+			 struct ej_block *block);
 
-/* ------------------------------------------------------------------ */
-/* The report (report.c)                                               */
-
-struct ej_block_entry {
-	__u32			tid;
-	unsigned int		verdict;	/* enum jbd2_block_verdict */
-	unsigned int		tag_flags;	/* JBD2_FLAG_* of its tag */
-	unsigned long		jblock;		/* logical journal block */
-	unsigned long long	fsblock;	/* where it belongs */
-};
-
-struct ej_revoke_entry {
-	__u32			tid;
-	unsigned long		jblock;
-	unsigned int		nr_records;
-	int			csum_ok;
-};
-
-/* Per-block override from a person (e2journal replay --skip/--force). */
-struct ej_override {
-	__u32			tid;
-	unsigned long long	fsblock;
-	int			force;		/* 1: write even if skipped */
-};
-
-#define EJ_PROGRESS_READ	1
-#define EJ_PROGRESS_WRITE	2
-
-typedef void (*ej_msg_fn)(void *arg, const char *msg);
-typedef void (*ej_progress_fn)(void *arg, unsigned long done,
-			       unsigned long total);
-
-struct ej_report {
-	int			policy;
-	unsigned int		corrupt;	/* JBD2_CORRUPT_* */
-	__u32			start_tid;	/* first tid in the log */
-	__u32			next_tid;	/* tid after the log */
-	struct jbd2_txn_info	*txns;
-	size_t			nr_txns, max_txns;
-	struct ej_block_entry	*blocks;
-	size_t			nr_blocks, max_blocks;
-	struct ej_revoke_entry	*revokes;
-	size_t			nr_revokes, max_revokes;
-	unsigned long		counts[JBD2_BLOCK_VERDICT_MAX];
-
-	/* what the caller asked for */
-	ej_msg_fn		msg_fn;		/* recovery's messages */
-	void			*msg_arg;
-	const struct ej_override *overrides;
-	size_t			nr_overrides;
-	__u32			upto_tid;	/* replay no tid after this */
-	int			upto_set;
-	/*
-	 * Called by the libext2fs host as recovery reads the log (pass
-	 * EJ_PROGRESS_READ: @done of @total log blocks, from s_start; it
-	 * never goes back) and as replayed blocks are written
-	 * (EJ_PROGRESS_WRITE: @done of @total blocks).  progress_pass says
-	 * which, during the call.
-	 */
-	ej_progress_fn		progress_fn;
-	void			*progress_arg;
-	unsigned int		progress_pass;
-
-	/* replay bookkeeping: fs block -> index of its latest entry */
-	void			*map;
-};
-
-errcode_t ej_report_init(struct ej_report *r);
-void ej_report_free(struct ej_report *r);
+/* Names as the report prints them; "?" for an unknown value. */
+const char *ej_policy_name(int policy);
 const char *ej_verdict_name(unsigned int verdict);
 const char *ej_commit_status_name(unsigned int status);
-const char *ej_policy_name(int policy);
+/* "replay-all", "stop" or "refuse" into *policy; 0, or -1 if unknown. */
 int ej_policy_parse(const char *name, int *policy);
-/* Render the report; *out is malloc'ed, NUL-terminated. */
-errcode_t ej_report_json(const struct ej_report *r, char **out);
-errcode_t ej_report_text(const struct ej_report *r, int per_block,
-			 char **out);
 
-/* ------------------------------------------------------------------ */
-/* Journal writer and fault injector (writer.c)                        */
+#ifdef __cplusplus
+}
+#endif
 
-/*
- * Where the writer's blocks go: @write and @read move one journal block
- * (logical block @lblk, the writer's block size) to and from wherever the
- * journal lives.  ej_writer_open() takes any sink (the unit tests write
- * into memory); ej_writer_open_fs() supplies one for a libext2fs image.
- */
-struct ej_jsink {
-	errcode_t	(*write)(void *arg, unsigned long lblk,
-				 const void *buf);
-	errcode_t	(*read)(void *arg, unsigned long lblk, void *buf);
-	void		*arg;
-};
-
-/* Checksum modes (struct ej_writer_opts.csum). */
-#define EJ_CSUM_NONE		0
-#define EJ_CSUM_V1		1	/* compat CHECKSUM: crc32_be per commit */
-#define EJ_CSUM_V2		2	/* incompat CSUM_V2 (16-bit tag csum) */
-#define EJ_CSUM_V3		3	/* incompat CSUM_V3 */
-
-/* struct ej_writer_opts.flags */
-#define EJ_W_FORMAT		0x0001	/* write a fresh journal superblock */
-#define EJ_W_SET_FEATURES	0x0002	/* existing jsb: apply csum/64bit/.. */
-#define EJ_W_64BIT		0x0004
-#define EJ_W_ASYNC_COMMIT	0x0008
-#define EJ_W_FAST_COMMIT	0x0010	/* num_fc_blks at the end of the log */
-#define EJ_W_SET_TID		0x0020	/* first tid is start_tid */
-#define EJ_W_ZERO_LOG		0x0040	/* format: zero every log block */
-#define EJ_W_V1_SUPER		0x0080	/* format: v1 superblock, no features */
-#define EJ_W_REVOKE		0x0100	/* set REVOKE even without revokes */
-
-struct ej_writer_opts {
-	unsigned int	flags;		/* EJ_W_* */
-	int		csum;		/* EJ_CSUM_* */
-	unsigned int	blocksize;	/* journal block size (required) */
-	unsigned long	maxlen;		/* format: s_maxlen */
-	unsigned long	first;		/* format: s_first; 0 means sb_block+1 */
-	unsigned long	sb_block;	/* logical block of the jsb (usually 0) */
-	unsigned long	num_fc_blks;	/* with FAST_COMMIT; 0: the default 256 */
-	const unsigned char *uuid;	/* format: s_uuid; NULL: a fixed one */
-	__u32		start_tid;	/* with EJ_W_SET_TID */
-	unsigned long	start_block;	/* first log block used; 0: s_first */
-	unsigned int	max_tags;	/* tags per descriptor; 0: all that fit */
-	unsigned long long commit_sec;	/* first commit time; 0: a fixed one */
-};
-
-/* Kinds of journal block in the layout. */
-#define EJ_WB_DESCRIPTOR	1
-#define EJ_WB_DATA		2
-#define EJ_WB_REVOKE		3
-#define EJ_WB_COMMIT		4
-
-/* One journal block the writer wrote. */
-struct ej_wblock {
-	unsigned int		kind;		/* EJ_WB_* */
-	unsigned int		index;		/* n-th block of its kind in the txn */
-	unsigned long		jblock;		/* logical journal block */
-	unsigned long long	fsblock;	/* data: where its tag points */
-	unsigned long		desc_jblock;	/* data: its descriptor */
-	unsigned int		tag_offset;	/* data: byte offset of its tag */
-	unsigned int		tag_flags;	/* data: JBD2_FLAG_* written */
-	unsigned int		count;		/* descriptor: tags; revoke: records */
-};
-
-/* One transaction as written. */
-struct ej_wtxn {
-	__u32			tid;
-	int			committed;	/* 0: written without a commit */
-	unsigned long		first_block;
-	unsigned long		commit_block;	/* ~0UL when not committed */
-	unsigned long long	commit_sec;
-	unsigned int		commit_nsec;
-	unsigned int		nr_data;
-	unsigned int		nr_descr;
-	unsigned int		nr_revoke;
-	struct ej_wblock	*blocks;	/* journal order */
-	size_t			nr_blocks;
-};
-
-struct ej_writer;
-
-/*
- * Open a writer on @sink.  Without EJ_W_FORMAT the journal superblock at
- * opts->sb_block is read and kept (geometry, UUID, features unless
- * EJ_W_SET_FEATURES); transactions then start at tid s_sequence.
- */
-errcode_t ej_writer_open(const struct ej_jsink *sink,
-			 const struct ej_writer_opts *opts,
-			 struct ej_writer **ret);
-/*
- * The same on the journal of @fs: its internal journal inode when
- * @journal_io is NULL, else the external journal device @journal_io (the
- * jsb in the block after the ext2 superblock).  ej_writer_finish() then
- * also sets needs_recovery in @fs's superblock (marked dirty: the caller
- * closes or flushes @fs).
- */
-errcode_t ej_writer_open_fs(ext2_filsys fs, io_channel journal_io,
-			    const struct ej_writer_opts *opts,
-			    struct ej_writer **ret);
-void ej_writer_free(struct ej_writer *w);
-
-/* Start a transaction; its tid goes to *tid when @tid is not NULL. */
-errcode_t ej_writer_begin(struct ej_writer *w, __u32 *tid);
-/* Log @data (one block) for filesystem block @fsblock. */
-errcode_t ej_writer_add_block(struct ej_writer *w, unsigned long long fsblock,
-			      const void *data);
-/* Revoke @fsblock in the current transaction. */
-errcode_t ej_writer_revoke(struct ej_writer *w, unsigned long long fsblock);
-/* Write the transaction: revoke blocks, descriptors + data, commit. */
-errcode_t ej_writer_commit(struct ej_writer *w);
-/* Write the transaction without its commit block (a crash before it). */
-errcode_t ej_writer_end_uncommitted(struct ej_writer *w);
-/* Commit time of the next commit (later ones go on from it). */
-void ej_writer_set_commit_time(struct ej_writer *w, unsigned long long sec,
-			       unsigned int nsec);
-/* Next transaction at log block @jblock with tid @tid (stale-log tests). */
-errcode_t ej_writer_set_next(struct ej_writer *w, unsigned long jblock,
-			     __u32 tid);
-/* s_start/s_sequence ej_writer_finish() writes (default: first txn). */
-errcode_t ej_writer_set_log_start(struct ej_writer *w, unsigned long jblock,
-				  __u32 tid);
-/* Write the journal superblock (s_start, s_sequence, features). */
-errcode_t ej_writer_finish(struct ej_writer *w);
-
-const struct ej_wtxn *ej_writer_txns(const struct ej_writer *w, size_t *nr);
-const struct ej_wtxn *ej_writer_find_txn(const struct ej_writer *w,
-					 __u32 tid);
-/* The journal superblock as the writer keeps it (on-disk byte order). */
-const journal_superblock_t *ej_writer_jsb(const struct ej_writer *w);
-/* The first log block and one past the last (the log wraps there). */
-void ej_writer_log_bounds(const struct ej_writer *w, unsigned long *first,
-			  unsigned long *last);
-/*
- * Recompute transaction @tid's descriptor and revoke tails, its v1 crc and
- * its commit checksum from the blocks now in the journal (tag checksums of
- * data blocks are left alone).
- */
-errcode_t ej_writer_reseal(struct ej_writer *w, __u32 tid);
-
-/*
- * Fault kinds for ej_corrupt().  @index picks the n-th block of its kind in
- * transaction @tid; the byte kinds xor one byte with the mask.
- *
- * COMMIT_CSUM	byte @byte (0-3) of h_chksum[0]
- * COMMIT_HEADER	field @index (0 magic, 1 type, 2 sequence), byte @byte
- * DATA		data block @index, byte @byte
- * DESCR_TAG	descriptor @index, byte @byte of the tag area (after the
- *		header)
- * DESCR_TAIL	descriptor @index, byte @byte of the tail checksum
- * REVOKE_TAIL	revoke block @index, byte @byte of the tail checksum
- * REVOKE_COUNT	revoke block @index: r_count = @value (0: twice the block)
- * JSB_CSUM	byte @byte of s_checksum
- * JSB_MAGIC	byte @byte of h_magic
- * JSB_MAXLEN	s_maxlen = @value
- * JSB_FIRST	s_first = @value
- * TORN_COMMIT	the commit's bytes from @byte (0: 512; at least 60) on hold
- *		garbage seeded by @value; its checksum, computed over the
- *		header and a zero tail, is kept (a partly written commit)
- * TAG_RANGE	the tag of data block @index names block @value; the
- *		transaction is resealed so only the range is wrong
- * RAW		logical journal block @index, byte @byte
- */
-enum ej_corrupt_kind {
-	EJ_CORRUPT_COMMIT_CSUM = 1,
-	EJ_CORRUPT_COMMIT_HEADER,
-	EJ_CORRUPT_DATA,
-	EJ_CORRUPT_DESCR_TAG,
-	EJ_CORRUPT_DESCR_TAIL,
-	EJ_CORRUPT_REVOKE_TAIL,
-	EJ_CORRUPT_REVOKE_COUNT,
-	EJ_CORRUPT_JSB_CSUM,
-	EJ_CORRUPT_JSB_MAGIC,
-	EJ_CORRUPT_JSB_MAXLEN,
-	EJ_CORRUPT_JSB_FIRST,
-	EJ_CORRUPT_TORN_COMMIT,
-	EJ_CORRUPT_TAG_RANGE,
-	EJ_CORRUPT_RAW,
-	EJ_CORRUPT_KIND_MAX
-};
-
-/*
- * Damage what the writer wrote, in the journal itself.  @value is the xor
- * mask for the byte kinds (0: 0xff) and the new value for the others.
- * Only EJ_CORRUPT_JSB_CSUM leaves the journal superblock's checksum wrong;
- * the superblock kinds need ej_writer_finish() first.
- */
-errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
-		     unsigned int index, unsigned int byte,
-		     unsigned long long value);
-
-#endif /* E2JOURNAL_E2JOURNAL_H */
+#endif /* E2JOURNAL_H */

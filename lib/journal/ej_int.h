@@ -10,7 +10,7 @@
 #ifndef E2JOURNAL_EJ_INT_H
 #define E2JOURNAL_EJ_INT_H
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 /* ------------------------------------------------------------------ */
 /* report.c                                                            */

@@ -10,7 +10,7 @@
  */
 #include <stddef.h>
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 #define JSB_CSUM_FEATURES	(JBD2_FEATURE_INCOMPAT_CSUM_V2 | \
 				 JBD2_FEATURE_INCOMPAT_CSUM_V3)

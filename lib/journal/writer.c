@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 #define EJ_W_DEFAULT_COMMIT_SEC	1700000000ULL
 #define EJ_W_DEFAULT_TORN_AT	512

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,7 +12,7 @@
 #ifndef E2JOURNAL_TESTS_MEMDEV_H
 #define E2JOURNAL_TESTS_MEMDEV_H
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 #define MEMDEV_MAX_FAIL		16
 

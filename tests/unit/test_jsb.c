@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2journal.h"
+#include "ej_lib.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
