@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # run-bench.sh - the "Fast replay" benchmark: our e2fsck against e2fsprogs'
 # on the images a, b, c and a revoke-heavy journal, with the targets.
 #

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0+
+// SPDX-License-Identifier: GPL-2.0+ OR LGPL-2.0
 /*
  * recovery.c: replay a JBD2 journal under the corrupt-journal policy.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Configure (once) and build e2journal in the source tree.
 set -e
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Install what e2journal needs to build and test, with apt-get, when missing.
 # Debian 12 (bookworm) as root; prints what it installs.
 # Usage: deps.sh [fuzz]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # fuzz.sh: run the libFuzzer harnesses of tests/fuzz for DURATION seconds
 # each, both at once (one per core), with a seed corpus of journals made by
 # the library's writer (tests/fuzz/mkcorpus).

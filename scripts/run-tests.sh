@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Install dependencies, build, and run every test (make check).
 set -e
 cd "$(dirname "$0")/.."

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # steps.sh: log, die and timed steps for the long check scripts
 # (kernel/check-kernel.sh, tests/e2fsprogs/check-e2fsprogs.sh), sourced
 # by bash with STEP_PROG set to the script's name.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # run_jtests.sh: e2journal's journal tests, in e2fsprogs' style.
 #
 # Every tests/j_*/ directory is a test.  It has "name" (one line saying

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.0
 /*
  * crc32c.c: the two CRCs a JBD2 journal uses.
  *

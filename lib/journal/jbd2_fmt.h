@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.0 */
 /*
  * jbd2_fmt.h: the JBD2 journal's on-disk format.
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.0 */
 /*
  * jfs_user.h: life support for kernel-style journal code in userspace.
  *

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.0
 /*
  * jsb.c: the journal superblock: sanity checks and its checksum.
  *

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.0
 /*
  * revoke.c: the revoke table recovery fills during its scan pass.
  *

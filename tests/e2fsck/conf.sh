@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 #
 # conf.sh: journal_policy from e2fsck.conf ([options] journal_policy =
 # ...), read from $E2FSCK_CONFIG as e2fsck reads it.  e2fsck.conf saying

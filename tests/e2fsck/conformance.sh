@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 #
 # conformance.sh: e2fsprogs' journal tests (the shared conformance corpus)
 # against our e2fsck with -E journal_policy=stop, whose results must be

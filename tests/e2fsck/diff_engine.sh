@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 #
 # diff_engine.sh: our e2fsck, with -E journal_policy=stop, against
 # e2fsprogs' e2fsck on the same images, one image per journal problem
@@ -69,7 +70,7 @@ build() {
 		txn -c 1500-1510
 		echo "feature ^needs_recovery" | dfs
 		# (declining both questions, or clearing the journal instead of
-		# replaying it, is left out: see doc/e2fsck.8, BUGS)
+		# replaying it, is left out: see doc/e2jfsck.8, BUGS)
 		EXTRA=("-f i:yyyyyyyy" "i:a") ;;
 	no_has_journal_with_recover)
 		mkfs has_journal,metadata_csum

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """jpoke.py: change fields of a journal superblock inside an image.
 
     jpoke.py IMG BLOCK BLOCKSIZE FIELD=VALUE... [csum] [badcsum]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # lib.sh: what the e2fsck tests share (sourced): the environment of
 # e2fsprogs' test suite, the programs, and helpers that build images.
 # Helpers act on $IMG.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 #
 # policy.sh: what our e2fsck does beyond e2fsprogs' e2fsck: the
 # journal_policy values replay-all and refuse on damaged journals, the

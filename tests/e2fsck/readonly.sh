@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 #
 # readonly.sh: "e2fsck -n" writes nothing.  For every image (each kind of
 # journal trouble, and the conformance corpus' damaged journals when it is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """jcorrupt.py: helpers of the corrupt-journal tests (tests/j_corrupt_*).
 
 The journals are written by "e2journal write" and damaged by "e2journal

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """jfmt.py: what the journal tests need to know about images.
 
 A small, independent reading of the JBD2 format (FORMAT.md) used to check

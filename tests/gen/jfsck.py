@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """jfsck.py: our e2fsck against e2fsprogs' e2fsck on damaged journals.
 
 Each case is a random journal written by debugfs (jo/jw/jc, through

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """jgen.py: journal test images from recipes, and the checks run on them.
 
 An image recipe ("spec") is a few lines of text:

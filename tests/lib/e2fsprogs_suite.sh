@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # e2fsprogs_suite.sh: run one test of e2fsprogs 1.47.0's own suite on our
 # e2fsck, the way that suite runs it, and compare (sourced by the
 # tests/j_e2fsprogs_*/script of the tests whose outcome differs under our

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # jcorrupt.sh: shell helpers of the corrupt-journal tests (tests/j_corrupt_*).
 #
 # Sourced by a test's script after jtest.sh.  The script builds images with

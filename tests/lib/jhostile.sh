@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # jhostile.sh: helpers of the hostile-input tests (tests/j_hostile_*).
 #
 # Sourced after jtest.sh.  A test builds damaged images and calls "probe"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # jtest.sh: shell helpers of e2journal's journal tests (sourced).
 #
 # The runner (tests/run_jtests.sh) sources this once; a test's own

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # jtool.sh: helpers of the tests of e2journal's commands for people
 # (tests/j_tool_*: show, save, replay --skip/--force/--undo/--from).
 # Sourced after jtest.sh.  Images are made with mke2fs and debugfs, and

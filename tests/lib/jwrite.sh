@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # jwrite.sh: helpers of the write-phase tests (j_flusher, j_dio), which
 # compare our e2fsck's replay of one image made several ways, with each
 # other and with e2fsprogs' (sourced after jtest.sh; they append to ./out
