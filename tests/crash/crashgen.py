@@ -67,6 +67,9 @@ CONFIGS = {
                (400, 1400)),
     "fc":     (4096, 16384, "64bit,metadata_csum,fast_commit", 4096,
                "commit=5", "fsync", 500, (30, 450)),
+    # not in the corpus by default: issue 21 item 12's directory growth
+    "fcdir":  (4096, 16384, "64bit,metadata_csum,fast_commit", 4096,
+               "commit=30", "fcdir", 900, (200, 850)),
 }
 
 FS_UUID = "5eed0000-c4a5-4000-8000-00000000%04x"

@@ -15,6 +15,9 @@ chose.  KIND picks the mix:
   heavy   the same mix with more and bigger writes (small journals wrap)
   fsync   small appends, creates and xattrs each followed by fsync of the
           file (and now and then of its directory): fast-commit traffic
+  fcdir   creates (long names) and small appends, each fsynced, in a few
+          directories that grow past one block between full commits:
+          fast commits that add names to a directory that has to grow
 """
 
 import os
@@ -37,6 +40,11 @@ class Work:
         self.kind = kind
         self.files = []
         self.dirs = [root]
+        if kind == "fcdir":
+            for i in range(2):
+                d = os.path.join(root, "big%d" % i)
+                os.mkdir(d)
+                self.dirs.append(d)
         self.trees = []
         self.serial = 0
         self.keep_open = []
@@ -48,7 +56,7 @@ class Work:
 
     def size(self):
         big = 256 if self.kind == "heavy" else 64
-        if self.kind == "fsync":
+        if self.kind in ("fsync", "fcdir"):
             big = 8
         return self.rnd.choice([0, 100, 1000, 4096, 5000, 20000,
                                 big * 1024])
@@ -64,19 +72,23 @@ class Work:
 
     def op_create(self):
         p = self.name()
+        if self.kind == "fcdir":
+            p = os.path.join(self.rnd.choice(self.dirs[:3]),
+                             "n%06d-%s" % (self.serial, "x" * 40))
         self.write(p, text(self.rnd, self.size()),
                    os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-                   self.kind == "fsync" or self.rnd.random() < 0.15)
+                   self.kind in ("fsync", "fcdir") or
+                   self.rnd.random() < 0.15)
         self.files.append(p)
 
     def op_append(self):
         if not self.files:
             return self.op_create()
         p = self.rnd.choice(self.files)
-        n = self.rnd.choice([10, 200, 3000]) if self.kind == "fsync" \
-            else self.size()
+        fsy = self.kind in ("fsync", "fcdir")
+        n = self.rnd.choice([10, 200, 3000]) if fsy else self.size()
         self.write(p, text(self.rnd, n), os.O_WRONLY | os.O_APPEND,
-                   self.kind == "fsync" or self.rnd.random() < 0.2)
+                   fsy or self.rnd.random() < 0.2)
 
     def op_dd(self):
         # what "dd if=... of=p bs=4k count=n conv=fsync" does
@@ -178,6 +190,8 @@ class Work:
         "heavy": [("create", 14), ("append", 12), ("dd", 8), ("rename", 6),
                   ("unlink", 8), ("link", 2), ("truncate", 5), ("xattr", 5),
                   ("mkdir", 2), ("tree", 8), ("rmtree", 6), ("sync", 1)],
+        "fcdir": [("create", 30), ("append", 6), ("fsync_dir", 2),
+                  ("unlink", 1)],
         "fsync": [("create", 12), ("append", 30), ("rename", 4),
                   ("unlink", 4), ("link", 3), ("truncate", 4),
                   ("xattr", 6), ("mkdir", 2), ("fsync_dir", 4),
