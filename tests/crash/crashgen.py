@@ -164,6 +164,47 @@ def fc_blocks(j, txns):
     return count
 
 
+FC_NAMES = {1: "ADD_RANGE", 2: "DEL_RANGE", 3: "CREAT", 4: "LINK",
+            5: "UNLINK", 6: "INODE", 7: "PAD", 8: "TAIL", 9: "HEAD"}
+
+
+def fc_tags(j):
+    """The tags of the fast-commit area of journal @j, in order, as dicts
+    (block, tag name, and per tag: tid; parent, ino, name; ino, size,
+    i_blocks), until a block does not parse."""
+    out = []
+    for blk in range(j.jsb.last + 1, j.jsb.maxlen):
+        data = j.read(blk)
+        off, n = 0, 0
+        while off + 4 <= len(data):
+            tag, ln = struct.unpack("<HH", data[off:off + 4])
+            if tag not in FC_NAMES or off + 4 + ln > len(data):
+                break
+            v = data[off + 4:off + 4 + ln]
+            t = {"block": blk, "tag": FC_NAMES[tag]}
+            if tag in (3, 4, 5):
+                t["parent"], t["ino"] = struct.unpack("<II", v[:8])
+                t["name"] = v[8:].decode("utf-8", "replace")
+            elif tag == 6:
+                t["ino"] = struct.unpack("<I", v[:4])[0]
+                t["size"] = struct.unpack("<I", v[8:12])[0]
+                t["i_blocks"] = struct.unpack("<I", v[32:36])[0]
+            elif tag in (1, 2):
+                t["ino"] = struct.unpack("<I", v[:4])[0]
+            elif tag == 8:
+                t["tid"] = struct.unpack("<I", v[:4])[0]
+            elif tag == 9:
+                t["tid"] = struct.unpack("<I", v[4:8])[0]
+            out.append(t)
+            n += 1
+            if tag in (7, 8):
+                break
+            off += 4 + ln
+        if not n:
+            break
+    return out
+
+
 INIT = """#!/bin/sh
 mount -t proc proc /proc
 mount -t sysfs sys /sys
