@@ -4,7 +4,7 @@
 set -e
 
 PKGS="build-essential autoconf automake libtool pkg-config libext2fs-dev
-comerr-dev uuid-dev libcmocka-dev e2fsprogs python3 time strace"
+comerr-dev uuid-dev libcmocka-dev e2fsprogs python3 time strace xz-utils"
 
 missing=""
 for p in $PKGS; do

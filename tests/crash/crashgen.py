@@ -13,7 +13,11 @@ committed transaction; otherwise the next attempt (seed, attempt 1, 2, ...)
 is made.
 
 Determinism: the filesystem (fixed UUID and clock for mke2fs), the
-workload and the kill point (operation, delay) follow from the seed.  What
+workload and the kill point (operation, delay) follow from the seed.  In
+the small-journal configurations (wrap4k, wrap1k) the kill then waits, up
+to WRAP_WAIT seconds, for the first moment at which the log on disk wraps
+(crashgen reads the image file while Linux writes it), so that most of
+their images hold a log that runs past the end of the journal.  What
 Linux has written to the image by then depends on timing (jbd2's commit
 thread, writeback), so two runs of one seed give images of the same kind,
 not byte-identical ones; the checks (crashcheck.py) therefore look only at
@@ -47,28 +51,28 @@ BOOT_TIMEOUT = 120
 # The kill window is the range of operation numbers after which the kill
 # may come.
 CONFIGS = {
-    "4k":     (4096, 16384, "64bit,metadata_csum", 4096,
+    "4k":     (4096, 8192, "64bit,metadata_csum", 2048,
                "commit=1", "mixed", 400, (20, 300)),
-    "1k":     (1024, 49152, "64bit,metadata_csum", 4096,
+    "1k":     (1024, 32768, "64bit,metadata_csum", 4096,
                "commit=1", "mixed", 400, (20, 300)),
-    "nocsum": (4096, 16384, "^metadata_csum,^64bit", 4096,
+    "nocsum": (4096, 8192, "^metadata_csum,^64bit", 2048,
                "commit=1", "mixed", 400, (20, 300)),
-    "v1":     (4096, 16384, "^metadata_csum,64bit", 4096,
+    "v1":     (4096, 8192, "^metadata_csum,64bit", 2048,
                "commit=1,journal_checksum", "mixed", 400, (20, 300)),
-    "v3":     (4096, 16384, "metadata_csum,^64bit", 4096,
+    "v3":     (4096, 8192, "metadata_csum,^64bit", 2048,
                "commit=1,data=journal", "mixed", 400, (20, 300)),
-    "async":  (4096, 16384, "64bit,metadata_csum", 4096,
+    "async":  (4096, 8192, "64bit,metadata_csum", 2048,
                "commit=1,journal_async_commit,data=writeback", "mixed",
                400, (20, 300)),
-    "wrap4k": (4096, 16384, "64bit,metadata_csum", 1024,
+    "wrap4k": (4096, 8192, "64bit,metadata_csum", 1024,
                "commit=1,data=journal", "heavy", 1500, (400, 1400)),
-    "wrap1k": (1024, 49152, "^metadata_csum,^64bit", 1024,
+    "wrap1k": (1024, 32768, "^metadata_csum,^64bit", 1024,
                "commit=1,journal_checksum,data=journal", "heavy", 1500,
                (400, 1400)),
-    "fc":     (4096, 16384, "64bit,metadata_csum,fast_commit", 4096,
+    "fc":     (4096, 8192, "64bit,metadata_csum,fast_commit", 2048,
                "commit=5", "fsync", 500, (30, 450)),
     # not in the corpus by default: issue 21 item 12's directory growth
-    "fcdir":  (4096, 16384, "64bit,metadata_csum,fast_commit", 4096,
+    "fcdir":  (4096, 8192, "64bit,metadata_csum,fast_commit", 2048,
                "commit=30", "fcdir", 900, (200, 850)),
 }
 
@@ -214,12 +218,29 @@ if mount -t ext4 -o {opts} /dev/ubda {mnt}; then
 	echo "@@ mounted"
 	cd /
 	{python} {workload} {mnt} {wseed} {kind} {nops}
+	# the kill may still come (small journals wait for the log to wrap)
+	sleep 30
 else
 	echo "@@ mount failed"
 fi
 echo "@@ halt"
 poweroff -f
 """
+
+
+WRAP_WAIT = 20
+
+
+def log_wraps(j):
+    """Whether the log on disk, walked from the journal superblock's
+    s_start, wraps (a heuristic read of an image being written)."""
+    try:
+        j.jsb = jfmt.JSB(j.read(j.sb_block))
+        txns, end, used = j.walk()
+    except (IOError, IndexError, struct.error):
+        return False
+    return bool(j.jsb.start) and used > 0 and end < j.jsb.start and \
+        any(t["committed"] for t in txns)
 
 
 def make_fs(img, cfg, seed):
@@ -261,6 +282,10 @@ def crash_once(img, name, cfg, seed, attempt, workdir):
                          start_new_session=True, cwd=workdir)
     t0 = time.time()
     buf, done, killed, mounted, errors = b"", 0, False, False, 0
+    armed = None        # when the kill operation was seen (small journals)
+    want_wrap = name.startswith("wrap")
+    if want_wrap:
+        j, _ = journal_of(img)
     logf = open(os.path.join(workdir, "console.log"), "wb")
     try:
         while True:
@@ -268,7 +293,20 @@ def crash_once(img, name, cfg, seed, attempt, workdir):
             if left <= 0:
                 rec["outcome"] = "timeout"
                 break
-            r, _, _ = select.select([p.stdout], [], [], min(left, 1.0))
+            if armed is not None and time.time() >= armed + delay:
+                # small journals: kill at the first moment the log on
+                # disk, read from its s_start, runs past the end of the
+                # journal, or WRAP_WAIT seconds after the drawn moment
+                wraps = log_wraps(j)
+                if wraps or time.time() > armed + delay + WRAP_WAIT:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    rec["outcome"] = "killed"
+                    rec["waited_for_wrap_ms"] = int(
+                        (time.time() - armed - delay) * 1000)
+                    break
+            r, _, _ = select.select([p.stdout], [], [],
+                                    min(left, 1.0 if armed is None
+                                        else 0.02))
             if not r:
                 continue
             chunk = os.read(p.stdout.fileno(), 65536)
@@ -287,7 +325,9 @@ def crash_once(img, name, cfg, seed, attempt, workdir):
                     errors += 1
                 elif line.startswith(b"@@ ") and line[3:].isdigit():
                     done = int(line[3:])
-                    if done == kill_at:
+                    if done == kill_at and want_wrap:
+                        armed = time.time()
+                    elif done == kill_at:
                         time.sleep(delay)
                         os.killpg(p.pid, signal.SIGKILL)
                         killed = True
