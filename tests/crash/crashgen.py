@@ -94,8 +94,10 @@ def journal_of(img):
     """(Journal, blockmap) of the internal journal of @img."""
     bs = 1024 << struct.unpack("<I", sb_of(img)[24:28])[0]
     env = dict(os.environ, LC_ALL="C")
+    # -c: a crashed filesystem's bitmaps may not match their checksums
+    # until the journal is replayed, and debugfs would not open it
     bmap, _ = jfmt.journal_inode_blocks(os.environ.get("DEBUGFS", "debugfs"),
-                                        img, env)
+                                        img, env, opts=("-c",))
     return jfmt.Journal(img, bs, bmap), bmap
 
 
