@@ -32,7 +32,7 @@ def main(corpus):
     bad = []
     print("%-8s %6s %8s %6s %10s %9s %9s" % ("config", "images", "attempts",
           "wraps", "fc-images", "fc-blocks", "commits"))
-    for name in crashgen.CONFIGS:
+    for name in crashgen.CORPUS + sorted(set(rows) - set(crashgen.CORPUS)):
         r = rows.get(name)
         if not r:
             bad.append("no image of configuration " + name)
