@@ -202,6 +202,9 @@ def norm(out, prog, img):
         if l.startswith("e2fsck 1.") or l.startswith("Memory used") or \
                 l.startswith("I/O read"):
             continue
+        if "the journal holds fast commits; leaving its replay to" in l:
+            # our front end says that it hands the replay over
+            continue
         lines.append(l.replace(prog + ":", "e2fsck:"))
     return lines
 
@@ -275,6 +278,7 @@ class Image:
         self.csum = j.jsb.csum_v2 or j.jsb.csum_v3
         self.v1 = j.jsb.csum_v1
         self.async_commit = bool(j.jsb.incompat & jfmt.INCOMPAT_ASYNC)
+        self.fc_feature = bool(j.jsb.incompat & jfmt.INCOMPAT_FAST_COMMIT)
         self.facts = crashgen.facts(path)
         self.fast = self.facts["fc_blocks"] > 0
         nblocks = os.path.getsize(path) // self.bs
@@ -462,6 +466,13 @@ class Checker:
             t = os.path.join(d, "tool-%s.img" % pol)
             copy(path, t)
             trc, tout = run([TOOL, "replay", "--policy", pol, t])
+            if im.fc_feature:
+                # debugfs' journal_run drops a fast-commit journal whole
+                # (doc/testing.md): no reference here, Linux is one
+                self.result(None, im, "e2journal-replay-" + pol,
+                            "fast_commit journal: debugfs journal_run "
+                            "replays none of it")
+                continue
             bad = []
             if trc != 0:
                 bad.append("exit %s" % trc)
@@ -609,10 +620,17 @@ class Checker:
                 bad.append("exit %s, not 0 (an async tail is tolerated)"
                            % rc)
             why = "skipped, not flagged"
-            # the reference: the undamaged log without its last commit
-            ref = os.path.join(d, "dmg-%s-upto.img" % name)
+            # the reference: the log whose last transaction never
+            # committed (its commit block's magic gone: POLICY.md's row
+            # "no commit block", whose revoke records are not honoured
+            # either; --upto would still honour them)
+            ref = os.path.join(d, "dmg-%s-nocommit.img" % name)
             copy(path, ref)
-            run([TOOL, "replay", "--upto", str(txn["tid"] - 1), ref])
+            rj = jfmt.Journal(ref, im.bs, im.j.map)
+            nb = bytearray(rj.read(jb))
+            nb[0:4] = bytes(4)
+            rj.write(jb, bytes(nb))
+            run([TOOL, "replay", "--policy", "replay-all", ref])
             base = ref
         elif rule == "torn":
             if rc != 0:
@@ -776,8 +794,13 @@ def boot_mount(uml, ka, kb, d):
         f.write(log)
     for want in ("@@ a unmounted", "@@ b mounted"):
         if want not in log:
-            return None, "no '%s' (exit %d, see kernel.log)" % (
-                want, p.returncode)
+            said = [m for m in ("JBD2: recovery failed",
+                                "error loading journal",
+                                "invalid superblock checksum")
+                    if m in log]
+            return None, "no '%s' (%s; see kernel.log)" % (
+                want, ", ".join(said) if said else
+                "exit %d" % p.returncode)
     return 0, log
 
 
