@@ -24,11 +24,19 @@ analysis written in doc/testing.md ("Fast commits"):
     e2fsck's own changes); it then fails to reopen the filesystem
     ("Superblock checksum does not match superblock"), exit 12;
  4. our e2fsck, which hands fast commits to e2fsprogs' e2fsck, ends the
-    same way.
+    same way;
+ 5. fc-6.img.xz (crashgen.py configuration "fc", seed 6 of the corpus run
+    of 2026-12-04, fc-6.json): the live fast commits log an INODE tag of
+    a file unlinked while open (i_links_count 0, i_dtime the next orphan),
+    the input on which Linux 6.1's replay fails ("JBD2: recovery failed":
+    ext4_iget refuses the linkless inode it has just written); with
+    E2J_UML=/usr/bin/linux.uml the test boots it and checks that, else
+    it checks the tags only.
 """
 
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -183,7 +191,75 @@ def main():
            "Superblock checksum does not match" in oout,
            "our e2fsck (fast commits are e2fsprogs' job) ends the same: "
            "exit %d" % orc)
+    open_unlinked()
     return 1 if fails else 0
+
+
+def open_unlinked():
+    img = "fc-6.img"
+    unxz(os.path.join(T, "fc-6.img.xz"), img)
+    j, _ = crashgen.journal_of(img)
+    txns, _, _ = j.walk()
+    tid = (j.jsb.sequence + len([t for t in txns if t["committed"]])) \
+        & 0xFFFFFFFF
+    live = []
+    for t in crashgen.fc_tags(j):
+        if t["tag"] in ("HEAD", "TAIL") and t["tid"] != tid:
+            break
+        live.append(t)
+    # the raw inode of each INODE tag: i_links_count and i_dtime
+    linkless = []
+    for t in live:
+        if t["tag"] != "INODE":
+            continue
+        blk = j.read(t["block"])
+        off = 0
+        while off + 4 <= len(blk):
+            tag, ln = struct.unpack("<HH", blk[off:off + 4])
+            if tag == 6 and struct.unpack("<I", blk[off + 4:off + 8])[0] \
+                    == t["ino"]:
+                raw = blk[off + 8:off + 4 + ln]
+                links = struct.unpack("<H", raw[0x1A:0x1C])[0]
+                dtime = struct.unpack("<I", raw[0x14:0x18])[0]
+                if links == 0 and dtime:
+                    linkless.append(t["ino"])
+                break
+            if tag in (7, 8):
+                break
+            off += 4 + ln
+    result(41 in linkless, "fc-6: the fast commits (tid %d) log inode 41 "
+           "with no link, on the orphan list" % tid,
+           "linkless inodes %s" % linkless)
+    uml = os.environ.get("E2J_UML")
+    if not uml:
+        return
+    init = os.path.abspath("init.sh")
+    with open(init, "w") as f:
+        f.write("#!/bin/sh\nmount -t proc proc /proc\n"
+                "mount -t devtmpfs dev /dev\nmkdir -p %s/m\n"
+                "mount -t ext4 /dev/ubda %s/m && echo '@@ mounted'\n"
+                "poweroff -f\n" % (os.getcwd(), os.getcwd()))
+    os.chmod(init, 0o755)
+    # its own session: every UML process is killed with the group
+    p = subprocess.Popen([uml, "mem=128M", "ubd0=" + os.path.abspath(img),
+                          "root=/dev/root", "rootfstype=hostfs",
+                          "rootflags=/", "rw", "init=" + init, "con=null",
+                          "con0=fd:0,fd:1"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    try:
+        raw, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        raw = b""
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+    out = raw.decode("utf-8", "replace")
+    result("JBD2: recovery failed" in out and "@@ mounted" not in out,
+           "fc-6: Linux says \"JBD2: recovery failed\" and does not mount")
 
 
 if __name__ == "__main__":
