@@ -45,9 +45,12 @@ reason) print XFAIL instead of FAIL.
 Prints "PASS image/check ..." and "FAIL image/check ..." lines and a
 summary; exit 1 when anything failed.
 
-Options: --uml BIN (boot Linux for the kernel check), --no-damage,
---work DIR (kept), --save-kernel (write IMAGE.kernel.xz for later runs
-without UML), -k (keep going quietly: summary only of the failures).
+Options: --uml BIN (boot Linux for the kernel check; without it the
+kernel check uses IMAGE.kernel.xz when there is one), --no-damage,
+--work DIR (kept afterwards: every copy, a few hundred MB an image),
+--save-kernel (write IMAGE.kernel.xz for later runs without UML).
+Environment: E2FSCK (our e2fsck), E2JOURNAL, E2FSCK_REF (/sbin/e2fsck),
+top_builddir.
 """
 
 import fnmatch
