@@ -6,7 +6,7 @@
 set -e
 
 PKGS="build-essential autoconf automake libtool pkg-config libext2fs-dev
-comerr-dev uuid-dev libblkid-dev libcmocka-dev e2fsprogs python3 time strace"
+comerr-dev uuid-dev libblkid-dev libcmocka-dev e2fsprogs python3 time strace xz-utils"
 # "deps.sh fuzz": clang too, for make fuzz (libFuzzer) only
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang"
 

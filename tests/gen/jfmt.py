@@ -298,9 +298,12 @@ class Layout:
             self.sb_gdt.add(0)
 
 
-def journal_inode_blocks(debugfs, img, env, ino=8):
-    """(logical map, all blocks incl. mapping metadata) of inode @ino."""
-    rc, out, err = run([debugfs, "-R", "stat <%d>" % ino, img], env)
+def journal_inode_blocks(debugfs, img, env, ino=8, opts=()):
+    """(logical map, all blocks incl. mapping metadata) of inode @ino;
+    @opts are more debugfs options (-c: a filesystem whose bitmaps do not
+    read)."""
+    rc, out, err = run([debugfs] + list(opts) + ["-R", "stat <%d>" % ino,
+                                                 img], env)
     if rc != 0:
         raise RuntimeError("debugfs stat <%d> failed: %s" % (ino, err))
     lmap = {}

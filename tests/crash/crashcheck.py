@@ -1,0 +1,850 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""crashcheck.py: judge the replay of kernel-written crash images.
+
+Usage: crashcheck.py [options] IMAGE...
+
+For each IMAGE (made by crashgen.py, or a kept copy of one) every program
+replays its own copy, and the results are compared:
+
+  ref      e2fsprogs' e2fsck (/sbin/e2fsck) -fy
+  stop     our e2fsck -fy -E journal_policy=stop: the whole image must
+           equal ref's, but for the fields listed in ALLOWED below, and so
+           must the exit status and the output
+  all      our e2fsck -fy (replay-all, the default): no corruption in a
+           crash image, so the same as stop
+  refuse   our e2fsck -fy -E journal_policy=refuse: the same
+  jo       our e2fsck -y -E journal_only under each policy against
+           e2fsprogs' -y -E journal_only: the whole image
+  tool     e2journal replay --policy P: every logged block as e2fsprogs'
+           journal-only replay left it
+  preen    our e2fsck -p (replay and orphans, what a boot runs), then
+           e2fsprogs' e2fsck -fn must find the filesystem clean (exit 0)
+  kernel   the image Linux left after replaying the journal (a copy with
+           the error state set, so that Linux skips its orphan cleanup,
+           mounted in User-Mode Linux, whose process group is killed as
+           soon as the mount returns: no sync, no checkpoint; --uml, or
+           IMAGE.kernel.xz kept beside IMAGE): every logged block must
+           equal e2journal's replay; in the superblock only the fields a
+           mount itself writes may differ (KERNEL_ALLOWED).  And a copy
+           mounted and unmounted cleanly: e2fsprogs' e2fsck -fn must find
+           it clean (kernel-umount-fn, only with --uml)
+  damage   copies with one block damaged (commit checksum or body in the
+           middle and at the end of the log, a torn last commit, a data
+           block, a descriptor, a revoke block) judged against POLICY.md's
+           rows under replay-all, and under stop against e2fsprogs
+
+Fast-commit images (journals with fast-commit blocks after the last
+commit): e2journal replays the log and keeps the journal for e2fsck, so
+"tool" is skipped, and so is the "kernel" block comparison (e2fsprogs'
+fast-commit replay is broken, see doc/testing.md: no second replayer).
+
+Checks listed in tests/crash/pending (known failures, each with its
+reason) print XFAIL instead of FAIL.
+
+Prints "PASS image/check ..." and "FAIL image/check ..." lines and a
+summary; exit 1 when anything failed.
+
+Options: --uml BIN (boot Linux for the kernel check; without it the
+kernel check uses IMAGE.kernel.xz when there is one), --no-damage,
+--work DIR (kept afterwards: every copy, a few hundred MB an image),
+--save-kernel (write IMAGE.kernel.xz for later runs without UML).
+Environment: E2FSCK (our e2fsck), E2JOURNAL, E2FSCK_REF (/sbin/e2fsck),
+top_builddir.
+"""
+
+import fnmatch
+import os
+import random
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "gen"))
+sys.path.insert(0, HERE)
+import jfmt  # noqa: E402
+import crashgen  # noqa: E402
+
+TOP_BUILD = os.environ.get("top_builddir",
+                           os.path.join(HERE, "..", ".."))
+OURS = os.environ.get("E2FSCK", os.path.join(TOP_BUILD, "e2fsck", "e2fsck"))
+TOOL = os.environ.get("E2JOURNAL",
+                      os.path.join(TOP_BUILD, "misc", "e2journal"))
+REF = os.environ.get("E2FSCK_REF", "/sbin/e2fsck")
+ENV = dict(os.environ, LC_ALL="C", TZ="GMT0", E2FSCK_CONFIG="/dev/null",
+           BLKID_FILE="/dev/null", E2FSPROGS_SKIP_PROGRESS="yes")
+for v in ("E2FSPROGS_FAKE_TIME", "E2FSCK_TIME", "SOURCE_DATE_EPOCH"):
+    ENV.pop(v, None)
+TIMEOUT = 120
+BOOT_TIMEOUT = 100
+
+# superblock fields by offset: (name, size)
+SB_FIELDS = {
+    0x00: ("s_inodes_count", 4), 0x04: ("s_blocks_count_lo", 4),
+    0x0C: ("s_free_blocks_count_lo", 4), 0x10: ("s_free_inodes_count", 4),
+    0x2C: ("s_mtime", 4), 0x30: ("s_wtime", 4), 0x34: ("s_mnt_count", 2),
+    0x36: ("s_max_mnt_count", 2), 0x3A: ("s_state", 2),
+    0x3C: ("s_errors", 2), 0x40: ("s_lastcheck", 4),
+    0x5C: ("s_feature_compat", 4), 0x60: ("s_feature_incompat", 4),
+    0x64: ("s_feature_ro_compat", 4), 0x88: ("s_last_mounted", 64),
+    0xE8: ("s_last_orphan", 4), 0x158: ("s_free_blocks_count_hi", 4),
+    0x170: ("s_mmp_block", 8), 0x178: ("s_kbytes_written", 8),
+    0x194: ("s_error_count", 4), 0x198: ("s_first_error_time", 4),
+    0x19C: ("s_first_error_ino", 4), 0x1A0: ("s_first_error_block", 8),
+    0x1A8: ("s_first_error_func", 32), 0x1C8: ("s_first_error_line", 4),
+    0x1CC: ("s_last_error_time", 4), 0x1D0: ("s_last_error_ino", 4),
+    0x1D4: ("s_last_error_line", 4), 0x1D8: ("s_last_error_block", 8),
+    0x1E0: ("s_last_error_func", 32), 0x27C: ("s_mtime_hi", 1),
+    0x27D: ("s_wtime_hi", 1), 0x27E: ("s_lastcheck_hi", 1),
+    0x3FC: ("s_checksum", 4),
+}
+
+# What may differ between our e2fsck and e2fsprogs' on the same image
+# (every other byte of the image must be equal):
+ALLOWED = {
+    # judged on its own (Checker.kbytes), a check of its own
+    "s_kbytes_written": "checked apart: the -kbytes checks",
+    # the time of the last superblock write: two runs, two clocks
+    "s_wtime": "the time of the run",
+    "s_wtime_hi": "the time of the run",
+    # follows from any field that differs
+    "s_checksum": "the checksum of the fields above",
+}
+# s_lastcheck, inode dtimes of released orphans and the like are e2fsck's
+# clock too: a 32-bit word that holds, on both sides, a time within the
+# runs' window is accepted anywhere (same_but_clock).
+
+# e2journal replay against debugfs' journal_run (e2fsprogs' recovery.c
+# without e2fsck around it), every block outside the journal:
+TOOL_ALLOWED = {
+    "s_wtime": "the time of the run", "s_wtime_hi": "the time of the run",
+    "s_kbytes_written": "a statistic: debugfs counts its own writes",
+    "s_checksum": "the checksum of the fields above",
+}
+
+# What a mount itself writes into the superblock, besides the replay:
+KERNEL_ALLOWED = {
+    "s_mtime": "mount time", "s_mtime_hi": "mount time",
+    "s_wtime": "write time", "s_wtime_hi": "write time",
+    "s_mnt_count": "counted by the mount",
+    "s_kbytes_written": "counted by the mount",
+    "s_state": "set to errors before the mount (mark_errors)",
+    "s_error_count": "the mount records the error state",
+    "s_first_error_time": "the mount records the error state",
+    "s_last_error_time": "the mount records the error state",
+    "s_feature_incompat": "needs_recovery is set while mounted",
+    "s_free_blocks_count_lo": "recomputed at mount from the groups",
+    "s_free_blocks_count_hi": "recomputed at mount from the groups",
+    "s_free_inodes_count": "recomputed at mount from the groups",
+    "s_last_orphan": "Linux empties the orphan list at mount (a replay "
+                     "leaves it)",
+    "s_last_mounted": "set at the first open",
+    "s_checksum": "the checksum of the fields above",
+}
+
+
+def load_pending():
+    """tests/crash/pending: "IMAGE/CHECK-PATTERN reason" lines, the checks
+    known to fail: on main until another branch is merged, or because of
+    a bug outside the project (e2fsprogs, Linux) that doc/testing.md
+    describes.  They are reported as XFAIL (XPASS when they pass)."""
+    out = []
+    try:
+        with open(os.path.join(HERE, "pending")) as f:
+            for line in f:
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    pat, _, why = line.partition(" ")
+                    out.append((pat, why.strip()))
+    except FileNotFoundError:
+        pass
+    return out
+
+
+PENDING = load_pending()
+
+
+def out_diff(mine, ref):
+    """The first line where two normalised outputs differ, or None."""
+    if mine == ref:
+        return None
+    first = next((i for i, (u, v) in enumerate(zip(mine, ref)) if u != v),
+                 min(len(mine), len(ref)))
+    u = mine[first] if first < len(mine) else "(end)"
+    v = ref[first] if first < len(ref) else "(end)"
+    return "output differs at line %d: %r, e2fsprogs %r" % (first + 1, u, v)
+
+
+def field_at(off):
+    for o, (name, size) in SB_FIELDS.items():
+        if o <= off < o + size:
+            return name
+    return "superblock byte 0x%x" % off
+
+
+def run(argv, cwd=None, timeout=TIMEOUT):
+    try:
+        p = subprocess.run(argv, env=ENV, cwd=cwd, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timeout"
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def norm(out, prog, img):
+    lines = []
+    for l in out.splitlines():
+        l = l.replace(img, "IMAGE")
+        if l.startswith("e2fsck 1.") or l.startswith("Memory used") or \
+                l.startswith("I/O read"):
+            continue
+        if "the journal holds fast commits; leaving its replay to" in l:
+            # our front end says that it hands the replay over
+            continue
+        lines.append(l.replace(prog + ":", "e2fsck:"))
+    return lines
+
+
+def copy(src, dst):
+    subprocess.run(["cp", "--sparse=always", src, dst], check=True)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def read_block(path, n, bs):
+    with open(path, "rb") as f:
+        return os.pread(f.fileno(), bs, n * bs)
+
+
+def differing_blocks(fa, fb, bs, chunk=1 << 20):
+    """Numbers of the blocks in which open files @fa and @fb differ, read
+    a chunk at a time (only differing chunks are looked at block by
+    block)."""
+    out = []
+    off = 0
+    while True:
+        x, y = fa.read(chunk), fb.read(chunk)
+        if not x and not y:
+            return out
+        if x != y:
+            for i in range(0, max(len(x), len(y)), bs):
+                if x[i:i + bs] != y[i:i + bs]:
+                    out.append((off + i) // bs)
+        off += chunk
+
+
+def same_but_clock(x, y, lo, hi):
+    for off in range(0, len(x) - 3, 4):
+        a, b = x[off:off + 4], y[off:off + 4]
+        if a != b:
+            ta, tb = struct.unpack("<I", a)[0], struct.unpack("<I", b)[0]
+            if not (lo <= ta <= hi and lo <= tb <= hi):
+                return False
+    return True
+
+
+def sb_diff(a, b):
+    """Names of the superblock fields that differ between the 1024-byte
+    superblocks @a and @b."""
+    names = set()
+    for off in range(1024):
+        if a[off] != b[off]:
+            names.add(field_at(off))
+    return names
+
+
+class Image:
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)
+        if self.name.endswith(".img"):
+            self.name = self.name[:-4]
+        sb = crashgen.sb_of(path)
+        self.bs = 1024 << struct.unpack("<I", sb[24:28])[0]
+        self.sb_off = 1024
+        self.sb_block = 1024 // self.bs
+        j, bmap = crashgen.journal_of(path)
+        self.j = j
+        self.jblocks = set(bmap)
+        self.txns, self.end, self.used = j.walk()
+        self.committed = [t for t in self.txns if t["committed"]]
+        self.csum = j.jsb.csum_v2 or j.jsb.csum_v3
+        self.v1 = j.jsb.csum_v1
+        self.async_commit = bool(j.jsb.incompat & jfmt.INCOMPAT_ASYNC)
+        self.fc_feature = bool(j.jsb.incompat & jfmt.INCOMPAT_FAST_COMMIT)
+        self.facts = crashgen.facts(path)
+        self.fast = self.facts["fc_blocks"] > 0
+        nblocks = os.path.getsize(path) // self.bs
+        self.outside_journal = set(range(nblocks)) - self.jblocks
+        self.logged = set()
+        for t in self.committed:
+            for fsb, _, _ in t["tags"]:
+                self.logged.add(fsb)
+
+
+class Checker:
+    def __init__(self, work, uml=None, damage=True, save_kernel=False):
+        self.work = work
+        self.uml = uml
+        self.damage = damage
+        self.save_kernel = save_kernel
+        self.npass = self.nfail = self.nskip = 0
+        self.nxfail = self.nxpass = 0
+        self.fails = []
+
+    def result(self, ok, img, check, why=""):
+        word = "PASS" if ok else "FAIL"
+        pend = next((r for pat, r in PENDING
+                     if fnmatch.fnmatchcase("%s/%s" % (img.name, check),
+                                            pat)), None)
+        if ok is None:
+            word = "SKIP"
+            self.nskip += 1
+        elif ok and pend:
+            word = "XPASS"
+            self.nxpass += 1
+            why += " [listed in tests/crash/pending: %s]" % pend
+        elif ok:
+            self.npass += 1
+        elif pend:
+            word = "XFAIL"
+            self.nxfail += 1
+            why += " [pending: %s]" % pend
+        else:
+            self.nfail += 1
+            self.fails.append("%s/%s: %s" % (img.name, check, why))
+        print("%s %s/%s%s" % (word, img.name, check,
+                              ": " + why if why else ""), flush=True)
+
+    # ------------------------------------------------------ comparisons
+    def compare_images(self, im, a, b, lo, hi, allowed, blocks=None):
+        """Differences between image files @a and @b: a list of strings
+        (empty: equal but for @allowed superblock fields and clock
+        words).  @blocks limits the comparison to these block numbers."""
+        bs = im.bs
+        bad = []
+        if os.path.getsize(a) != os.path.getsize(b):
+            return ["sizes %d and %d" % (os.path.getsize(a),
+                                         os.path.getsize(b))]
+        sbnames = sb_diff(crashgen.sb_of(a), crashgen.sb_of(b))
+        extra = sorted(n for n in sbnames if n not in allowed)
+        if extra:
+            bad.append("superblock fields " + ", ".join(extra))
+        nblocks = os.path.getsize(a) // bs
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            if blocks is None:
+                rng = differing_blocks(fa, fb, bs)
+            else:
+                rng = sorted(n for n in blocks if n < nblocks)
+            pairs = ((n, os.pread(fa.fileno(), bs, n * bs),
+                      os.pread(fb.fileno(), bs, n * bs)) for n in rng)
+            bad += self.judge_blocks(im, pairs, lo, hi)
+        return bad
+
+    def judge_blocks(self, im, pairs, lo, hi):
+        bs = im.bs
+        bad = []
+        for n, xb, yb in pairs:
+            if xb == yb:
+                continue
+            if n == im.sb_block:
+                # the superblock itself was judged above; the rest of the
+                # block (boot sector, or group descriptors at 1 KiB...)
+                o = 1024 - n * bs
+                xb = xb[:o] + xb[o + 1024:]
+                yb = yb[:o] + yb[o + 1024:]
+                if xb == yb:
+                    continue
+            if same_but_clock(xb, yb, lo, hi):
+                continue
+            bad.append("block %d" % n)
+            if len(bad) > 5:
+                bad.append("...")
+                break
+        return bad
+
+    def kbytes(self, im, check, mine, ref):
+        """s_kbytes_written alone: e2fsprogs adds the replay's writes;
+        ours must too (issue 21, item 2)."""
+        a = struct.unpack("<Q", crashgen.sb_of(mine)[0x178:0x180])[0]
+        b = struct.unpack("<Q", crashgen.sb_of(ref)[0x178:0x180])[0]
+        self.result(a == b, im, check + "-kbytes",
+                    "s_kbytes_written %d, e2fsprogs %d" % (a, b))
+
+    # ------------------------------------------------------ the runs
+    def fsck(self, prog, img, args, d):
+        rc, out = run([prog] + args + [img])
+        return rc, norm(out, prog, img)
+
+    def check_image(self, path):
+        im = Image(path)
+        d = os.path.join(self.work, im.name)
+        os.makedirs(d, exist_ok=True)
+        f = im.facts
+        print("IMAGE %s: %d committed transactions, %d log blocks%s, "
+              "%d logged blocks, %d revoke records%s" % (
+                  im.name, f["committed"], f["log_blocks"],
+                  ", wraps" if f["wraps"] else "", len(im.logged),
+                  f["revokes"], ", %d fast-commit blocks" % f["fc_blocks"]
+                  if im.fast else ""), flush=True)
+        ok = f["needs_recovery"] and f["committed"] > 0
+        self.result(ok, im, "crashed",
+                    "" if ok else "no needs_recovery or no commit")
+        if not ok:
+            return
+        lo = int(time.time()) - 2
+        p = {}
+        # one clock for every e2fsck run of this image (dtimes of released
+        # orphans, s_lastcheck), a little ahead so that no superblock
+        # written meanwhile (our replay's s_wtime) is "in the future"
+        ENV["E2FSCK_TIME"] = str(int(time.time()) + 60)
+        for who in ("ref", "stop", "all", "refuse", "ref-jo"):
+            p[who] = os.path.join(d, who + ".img")
+            copy(path, p[who])
+        out = {}
+        out["ref"] = self.fsck(REF, p["ref"], ["-fy"], d)
+        for pol, who in (("stop", "stop"), ("replay-all", "all"),
+                         ("refuse", "refuse")):
+            out[who] = self.fsck(OURS, p[who], ["-fy", "-E",
+                                 "journal_policy=" + pol], d)
+        hi = int(time.time()) + 2
+        for who in ("stop", "all", "refuse"):
+            bad = []
+            if out[who][0] != out["ref"][0]:
+                bad.append("exit %s, e2fsprogs %s" % (out[who][0],
+                                                      out["ref"][0]))
+            od = out_diff(out[who][1], out["ref"][1])
+            if od:
+                bad.append(od)
+            bad += self.compare_images(im, p[who], p["ref"], lo, hi,
+                                       ALLOWED)
+            self.result(not bad, im, "e2fsck-" + who,
+                        "; ".join(bad) if bad else
+                        "= e2fsprogs -fy (exit %s)" % out["ref"][0])
+            self.kbytes(im, "e2fsck-" + who, p[who], p["ref"])
+        # stock e2fsck -fn on what ref and ours left
+        rc, o = run([REF, "-fn", p["all"]])
+        self.result(rc == 0, im, "fn-after-fy", "exit %s" % rc)
+
+        # journal only: ours under each policy, e2journal replay
+        lo = int(time.time()) - 2
+        rrc, rout = self.fsck(REF, p["ref-jo"], ["-y", "-E", "journal_only"],
+                              d)
+        # e2fsprogs' replay alone (journal_only also releases orphans)
+        p["dbg"] = os.path.join(d, "dbg.img")
+        copy(path, p["dbg"])
+        run(["debugfs", "-w", "-R", "journal_run", p["dbg"]])
+        if crashgen.facts(p["dbg"])["needs_recovery"]:
+            # it could not open it: bitmaps that fail their checksums
+            # until the replay; -n: do not verify metadata checksums
+            run(["debugfs", "-w", "-n", "-R", "journal_run", p["dbg"]])
+        for pol in ("stop", "replay-all", "refuse"):
+            q = os.path.join(d, "jo-%s.img" % pol)
+            copy(path, q)
+            # one -E: the engine, as e2fsprogs' e2fsck, reads only the
+            # last -E, and journal_only given in another is lost
+            orc, oout = self.fsck(OURS, q, ["-y", "-E", "journal_only,"
+                                            "journal_policy=" + pol], d)
+            hi = int(time.time()) + 2
+            bad = []
+            if orc != rrc:
+                bad.append("exit %s, e2fsprogs %s" % (orc, rrc))
+            bad += self.compare_images(im, q, p["ref-jo"], lo, hi, ALLOWED)
+            self.result(not bad, im, "journal_only-" + pol,
+                        "; ".join(bad) if bad else
+                        "= e2fsprogs -y -E journal_only (exit %s)" % rrc)
+            self.kbytes(im, "journal_only-" + pol, q, p["ref-jo"])
+            if im.fast:
+                continue
+            t = os.path.join(d, "tool-%s.img" % pol)
+            copy(path, t)
+            trc, tout = run([TOOL, "replay", "--policy", pol, t])
+            if im.fc_feature:
+                # debugfs' journal_run drops a fast-commit journal whole
+                # (doc/testing.md): no reference here, Linux is one
+                self.result(None, im, "e2journal-replay-" + pol,
+                            "fast_commit journal: debugfs journal_run "
+                            "replays none of it")
+                continue
+            bad = []
+            if trc != 0:
+                bad.append("exit %s" % trc)
+            bad += self.compare_images(im, t, p["dbg"], 0, 0, TOOL_ALLOWED,
+                                       im.outside_journal)
+            self.result(not bad, im, "e2journal-replay-" + pol,
+                        "; ".join(bad) if bad else
+                        "= debugfs journal_run (e2fsprogs' replay) outside "
+                        "the journal")
+        # what a boot does: preen, then a full check must be clean
+        q = os.path.join(d, "preen.img")
+        copy(path, q)
+        prc, _ = run([OURS, "-p", q])
+        rc, o = run([REF, "-fn", q])
+        self.result(prc in (0, 1) and rc == 0, im, "preen-then-fn",
+                    "e2fsck -p exit %s, e2fsprogs -fn exit %s" % (prc, rc))
+        self.kernel(im, path, d, p)
+        if self.damage:
+            self.damaged(im, path, d)
+
+    # ------------------------------------------------------ Linux
+    def kernel(self, im, path, d, p):
+        kimg = path + ".kernel"
+        kz = kimg + ".xz"
+        ka = os.path.join(d, "kernel-umount.img")
+        kb = os.path.join(d, "kernel.img")
+        have = False
+        if self.uml:
+            copy(path, ka)
+            copy(path, kb)
+            mark_errors(kb)
+            rc, log = boot_mount(self.uml, ka, kb, d)
+            if rc is None:
+                self.result(False, im, "kernel", "the boot: " + log)
+                return
+            have = True
+            if self.save_kernel:
+                subprocess.run(["xz", "-k", "-f", "-9", kb], check=True)
+                shutil.move(kb + ".xz", kz)
+            rc, o = run([REF, "-fn", ka])
+            self.result(rc == 0, im, "kernel-umount-fn",
+                        "e2fsprogs -fn after Linux mounted and unmounted "
+                        "it: exit %s" % rc)
+        elif os.path.exists(kz):
+            with open(kb, "wb") as f:
+                subprocess.run(["xz", "-dc", kz], stdout=f, check=True)
+            have = True
+        if not have:
+            self.result(None, im, "kernel", "no --uml and no " + kz)
+            return
+        # ours: e2journal replay (stop; replay-all is the same here).
+        # Fast commits: Linux replays them after the log, e2journal does
+        # not, and e2fsprogs' replay of them is broken (doc/testing.md):
+        # no second replayer to compare with
+        if im.fast:
+            self.result(None, im, "kernel", "fast commits: Linux is the "
+                        "only replayer that finishes")
+            return
+        mine = os.path.join(d, "tool-stop.img")
+        bad = self.compare_images(im, kb, mine, 0, 0, KERNEL_ALLOWED,
+                                  im.logged)
+        self.result(not bad, im, "kernel",
+                    "; ".join(bad) if bad else
+                    "%d logged blocks = Linux 6.1's replay" % len(im.logged))
+
+    # ------------------------------------------------------ damage
+    def damaged(self, im, path, d):
+        rnd = random.Random(im.name)
+        cases = []
+        cm = im.committed
+        mid = cm[0] if len(cm) >= 2 else None
+        last = cm[-1]
+        if mid and (im.csum or im.v1):
+            cases.append(("commit-mid-csum", mid, "commit", 16, "flag"))
+        if mid and im.csum:
+            cases.append(("commit-mid-body", mid, "commit", 200, "flag"))
+        if im.csum or im.v1:
+            if im.async_commit:
+                cases.append(("commit-last-async-csum", last, "commit", 16,
+                              "skip"))
+                if im.csum:
+                    cases.append(("commit-last-async-body", last, "commit",
+                                  200, "skip"))
+            elif im.csum:
+                cases.append(("commit-last-torn", last, "commit", None,
+                              "torn"))
+        if im.csum:
+            t = next((t for t in cm[:-1] if t["tags"]), None)
+            if t:
+                cases.append(("data", t, "data", None, "data"))
+                cases.append(("descriptor", t, "descriptor", 20,
+                              "descr"))
+            t = next((t for t in cm if "revoke" in t["blocks"].values()),
+                     None)
+            if t:
+                cases.append(("revoke", t, "revoke", im.bs - 2, "revoke"))
+        if im.fast:
+            return
+        # the undamaged replay, for reference
+        base = os.path.join(d, "tool-replay-all.img")
+        for name, txn, kind, off, rule in cases:
+            self.one_damage(im, path, d, base, name, txn, kind, off, rule,
+                            rnd)
+
+    def one_damage(self, im, path, d, base, name, txn, kind, off, rule, rnd):
+        jbs = sorted(b for b, k in txn["blocks"].items() if k == kind)
+        jb = jbs[0]
+        if kind == "data":
+            # a version that a later revoke cancels is never read (nor
+            # checked): damage one that is not revoked
+            revoked = set()
+            for u in im.committed:
+                if jfmt.tid_le(txn["tid"], u["tid"]):
+                    revoked |= set(u["revokes"])
+            jb = next((b for f, b, _ in txn["tags"] if f not in revoked),
+                      None)
+            if jb is None:
+                return
+        q = os.path.join(d, "dmg-%s.img" % name)
+        copy(path, q)
+        j = jfmt.Journal(q, im.bs, im.j.map)
+        blk = bytearray(j.read(jb))
+        if rule == "torn":
+            # a torn commit: the header sector written, the rest stale
+            for i in range(512, im.bs):
+                blk[i] = rnd.randrange(256)
+        elif kind == "data":
+            blk[rnd.randrange(im.bs)] ^= 0xFF
+        else:
+            blk[off] ^= 0xFF
+        j.write(jb, bytes(blk))
+        where = "tid %d, journal block %d" % (txn["tid"], jb)
+        # replay-all with e2journal
+        t = os.path.join(d, "dmg-%s-all.img" % name)
+        copy(q, t)
+        rc, out = run([TOOL, "replay", "--policy", "replay-all", t])
+        bad = []
+        others = im.logged
+        if rule == "flag":
+            if rc != 1:
+                bad.append("exit %s, not 1 (flagged)" % rc)
+            why = "replayed and flagged"
+        elif rule in ("skip",):
+            if rc != 0:
+                bad.append("exit %s, not 0 (an async tail is tolerated)"
+                           % rc)
+            why = "skipped, not flagged"
+            # the reference: the log whose last transaction never
+            # committed (its commit block's magic gone: POLICY.md's row
+            # "no commit block", whose revoke records are not honoured
+            # either; --upto would still honour them)
+            ref = os.path.join(d, "dmg-%s-nocommit.img" % name)
+            copy(path, ref)
+            rj = jfmt.Journal(ref, im.bs, im.j.map)
+            nb = bytearray(rj.read(jb))
+            nb[0:4] = bytes(4)
+            rj.write(jb, bytes(nb))
+            run([TOOL, "replay", "--policy", "replay-all", ref])
+            base = ref
+        elif rule == "torn":
+            if rc != 0:
+                bad.append("exit %s, not 0 (a torn last commit is "
+                           "complete)" % rc)
+            why = "replayed, not flagged"
+        else:
+            if rc != 1:
+                bad.append("exit %s, not 1 (flagged)" % rc)
+            why = "flagged"
+        if rule == "data":
+            fsb = next(f for f, b, _ in txn["tags"] if b == jb)
+            # that version is never written: the block holds what the
+            # undamaged replay gives unless this transaction's version is
+            # the one that survives
+            others = im.logged - {fsb}
+            got = read_block(t, fsb, im.bs)
+            if got == bytes(blk):
+                bad.append("the damaged block %d was written" % fsb)
+        if rule == "descr":
+            skipped = {f for f, _, _ in txn["tags"]}
+            others = im.logged - skipped
+            later = set()
+            for u in im.committed:
+                if jfmt.tid_le(txn["tid"] + 1, u["tid"]):
+                    later |= {f for f, _, _ in u["tags"]}
+            for fsb in sorted(skipped - later):
+                a = read_block(path, fsb, im.bs)
+                b = read_block(t, fsb, im.bs)
+                if fsb == im.sb_block:
+                    # the replay writes the superblock itself (the
+                    # recovery flag, the error state): all but it
+                    o = 1024 - fsb * im.bs
+                    a, b = a[:o] + a[o + 1024:], b[:o] + b[o + 1024:]
+                if a != b:
+                    bad.append("block %d of the bad descriptor written"
+                               % fsb)
+                    break
+        diff = self.compare_images(
+            im, t, base, 0, 0, {"s_kbytes_written", "s_wtime", "s_state",
+                                "s_checksum", "s_error_count",
+                                "s_first_error_time", "s_last_error_time"},
+            others)
+        if diff:
+            bad.append("differs from the undamaged replay: " +
+                       ", ".join(diff))
+        self.result(not bad, im, "damage-%s-replay-all" % name,
+                    "; ".join(bad) if bad else "%s (%s)" % (why, where))
+        # stop: ours equals e2fsprogs
+        lo = int(time.time()) - 2
+        r, s = os.path.join(d, "dmg-%s-ref.img" % name), \
+            os.path.join(d, "dmg-%s-stop.img" % name)
+        copy(q, r)
+        copy(q, s)
+        rr = self.fsck(REF, r, ["-fy"], d)
+        sr = self.fsck(OURS, s, ["-fy", "-E", "journal_policy=stop"], d)
+        hi = int(time.time()) + 2
+        bad = []
+        if rr[0] != sr[0]:
+            bad.append("exit %s, e2fsprogs %s" % (sr[0], rr[0]))
+        od = out_diff(sr[1], rr[1])
+        if od:
+            bad.append(od)
+        bad += self.compare_images(im, s, r, lo, hi, ALLOWED)
+        self.result(not bad, im, "damage-%s-stop" % name,
+                    "; ".join(bad) if bad else
+                    "= e2fsprogs -fy (exit %s)" % rr[0])
+        self.kbytes(im, "damage-%s-stop" % name, s, r)
+        # refuse: flagged damage leaves the image untouched, exit 4
+        if rule in ("flag", "data", "descr", "revoke"):
+            u = os.path.join(d, "dmg-%s-refuse.img" % name)
+            copy(q, u)
+            rc, _ = run([OURS, "-fy", "-E", "journal_policy=refuse", u])
+            with open(u, "rb") as fu, open(q, "rb") as fq:
+                same = not differing_blocks(fu, fq, im.bs)
+            self.result(rc == 4 and same, im, "damage-%s-refuse" % name,
+                        "exit %s, image %s" % (rc, "untouched" if same
+                                                else "changed"))
+        for f in (t, r, s, q):
+            os.unlink(f)
+
+
+def mark_errors(img):
+    """Set the error state in @img's superblock (checksum redone): Linux
+    then replays the journal but skips its orphan cleanup ("Skipping
+    orphan recovery on fs with errors"), whose result it would otherwise
+    write back before the mount returns."""
+    with open(img, "r+b") as f:
+        f.seek(1024)
+        sb = bytearray(f.read(1024))
+        sb[0x3A] |= 2
+        if struct.unpack("<I", sb[0x64:0x68])[0] & 0x400:
+            sb[0x3FC:0x400] = struct.pack("<I", jfmt.crc32c(
+                0xFFFFFFFF, bytes(sb[:0x3FC])))
+        f.seek(1024)
+        f.write(sb)
+
+
+INIT = """#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mkdir -p {mnt}
+if mount -t ext4 -o noinit_itable /dev/ubda {mnt}; then
+	echo "@@ a mounted"
+	umount {mnt} && echo "@@ a unmounted"
+fi
+if mount -t ext4 -o noinit_itable /dev/ubdb {mnt}; then
+	echo "@@ b mounted"
+	sleep 60
+fi
+poweroff -f
+"""
+
+
+def boot_mount(uml, ka, kb, d):
+    """Boot Linux with @ka (mounted and unmounted) and @kb (mounted, then
+    the machine powered off: what is on disk is the replay, nothing
+    checkpointed after it).  (0, log) or (None, why)."""
+    init = os.path.join(d, "kinit.sh")
+    with open(init, "w") as f:
+        f.write(INIT.format(mnt=os.path.join(d, "kmnt")))
+    os.chmod(init, 0o755)
+    argv = [uml, "mem=128M", "ubd0=" + ka,
+            "ubd1=" + kb, "root=/dev/root", "rootfstype=hostfs",
+            "rootflags=/", "rw", "init=" + init, "con=null",
+            "con0=fd:0,fd:1"]
+    # the process group is killed as soon as ubdb is mounted: no sync,
+    # no unmount (poweroff would sync, and write back what the mount did
+    # after the replay), or after BOOT_TIMEOUT seconds.  UML is started
+    # directly (not under timeout(1), which would leave it in a process
+    # group of its own)
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    raw = b""
+    t0 = time.time()
+    try:
+        buf = b""
+        while time.time() - t0 < BOOT_TIMEOUT:
+            r, _, _ = select.select([p.stdout], [], [], 1.0)
+            if not r:
+                continue
+            chunk = os.read(p.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            raw += chunk
+            buf += chunk
+            if b"@@ b mounted" in buf:
+                break
+            buf = buf[-64:]
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+    p.returncode = p.returncode or 0
+    log = raw.decode("utf-8", "replace").replace("\r", "")
+    with open(os.path.join(d, "kernel.log"), "w") as f:
+        f.write(log)
+    for want in ("@@ a unmounted", "@@ b mounted"):
+        if want not in log:
+            said = [m for m in ("JBD2: recovery failed",
+                                "error loading journal",
+                                "invalid superblock checksum")
+                    if m in log]
+            return None, "no '%s' (%s; see kernel.log)" % (
+                want, ", ".join(said) if said else
+                "exit %d" % p.returncode)
+    return 0, log
+
+
+def main(argv):
+    uml, damage, work, save = None, True, None, False
+    while argv and argv[0].startswith("-"):
+        a = argv.pop(0)
+        if a == "--uml":
+            uml = argv.pop(0)
+        elif a == "--no-damage":
+            damage = False
+        elif a == "--work":
+            work = argv.pop(0)
+        elif a == "--save-kernel":
+            save = True
+        else:
+            print("crashcheck: unknown option " + a, file=sys.stderr)
+            return 16
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 16
+    keep = work is not None
+    if work is None:
+        work = tempfile.mkdtemp(prefix="crashcheck.")
+    c = Checker(work, uml, damage, save)
+    try:
+        for path in argv:
+            c.check_image(path)
+            if not keep:
+                shutil.rmtree(os.path.join(work, os.path.basename(path)[:-4]),
+                              ignore_errors=True)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print("%d passed, %d failed, %d skipped, %d expected failures "
+          "(tests/crash/pending), %d passes of pending checks" % (
+              c.npass, c.nfail, c.nskip, c.nxfail, c.nxpass))
+    for f in c.fails:
+        print("  failed: " + f)
+    return 1 if c.nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

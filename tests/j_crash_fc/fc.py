@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: GPL-2.0
+"""j_crash_fc: issue 21 item 12, the fast-commit image that no replayer
+finishes, on a kernel-written image kept here (fcdir-1.img.xz: crashgen.py
+configuration "fcdir", seed 1; fcdir-1.json records the run).  Asserts the
+analysis written in doc/testing.md ("Fast commits"):
+
+ 1. the image is a good one: its fast-commit log holds CREAT tags, under
+    the tid that follows the last full commit, that add names to a
+    directory (inode 13) whose only block, as the full commits leave it,
+    has no room for them, and no INODE or ADD_RANGE tag for that
+    directory: the replayer has to grow the directory, as Linux does when
+    it replays a create;
+ 2. Linux 6.1 replays it (fcdir-1.linux.img.xz: the image after a mount
+    and a clean unmount in User-Mode Linux): the names are there, the
+    directory grew to 3 blocks (it became an htree), but its i_blocks
+    says 1 block: e2fsprogs' e2fsck -fn then reports
+    "i_blocks is 8, should be 24";
+ 3. e2fsprogs 1.47.0 fails: "No free space in the directory" in
+    ext4_fc_handle_link_and_create (it adds names with ext2fs_link, which
+    never grows a directory), then writes a superblock whose checksum is
+    that of its stale in-memory copy (read before the full commits were
+    replayed: the journal's copy of the superblock, with s_last_mounted
+    and s_last_orphan, is on disk, the checksum is of the old one plus
+    e2fsck's own changes); it then fails to reopen the filesystem
+    ("Superblock checksum does not match superblock"), exit 12;
+ 4. our e2fsck, which hands fast commits to e2fsprogs' e2fsck, ends the
+    same way;
+ 5. fc-6.img.xz (crashgen.py configuration "fc", seed 6 of the corpus run
+    of 2026-12-04, fc-6.json): the live fast commits log an INODE tag of
+    a file unlinked while open (i_links_count 0, i_dtime the next orphan),
+    the input on which Linux 6.1's replay fails ("JBD2: recovery failed":
+    ext4_iget refuses the linkless inode it has just written); with
+    E2J_UML=/usr/bin/linux.uml the test boots it and checks that, else
+    it checks the tags only.
+"""
+
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+
+T = os.environ["T"]
+TOP = os.environ.get("top_srcdir", os.path.join(T, "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
+sys.path.insert(0, os.path.join(TOP, "tests", "crash"))
+import jfmt  # noqa: E402
+import crashgen  # noqa: E402
+
+REF = os.environ.get("E2FSCK_REF", "/sbin/e2fsck")
+OURS = os.environ.get("E2FSCK", os.path.join(
+    os.environ.get("top_builddir", TOP), "e2fsck", "e2fsck"))
+DEBUGFS = os.environ.get("DEBUGFS", "debugfs")
+ENV = dict(os.environ, LC_ALL="C", E2FSCK_CONFIG="/dev/null",
+           E2FSPROGS_SKIP_PROGRESS="yes")
+fails = 0
+
+
+def result(ok, what, why=""):
+    global fails
+    if not ok:
+        fails += 1
+    print("RESULT %s j_crash_fc: %s%s" % ("PASS" if ok else "FAIL", what,
+                                         (": " + why) if why and not ok
+                                         else ""))
+
+
+def unxz(src, dst):
+    with open(dst, "wb") as f:
+        subprocess.run(["xz", "-dc", src], stdout=f, check=True)
+
+
+def run(argv):
+    p = subprocess.run(argv, env=ENV, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def stat(img, ino):
+    rc, out = run([DEBUGFS, "-R", "stat <%d>" % ino, img])
+    size = int(re.search(r"Size: (\d+)", out).group(1))
+    count = int(re.search(r"Blockcount: (\d+)", out).group(1))
+    ext = re.findall(r"\((\d+)(?:-(\d+))?\):", out)
+    nblk = sum(int(b) - int(a) + 1 if b else 1 for a, b in ext)
+    return size, count, nblk
+
+
+def sb(img):
+    with open(img, "rb") as f:
+        f.seek(1024)
+        return bytearray(f.read(1024))
+
+
+def main():
+    rc, out = run([REF, "-V"])
+    if "1.47.0" not in out:
+        print("RESULT SKIP j_crash_fc: %s is not e2fsprogs 1.47.0" % REF)
+        return 0
+    img = "fcdir-1.img"
+    unxz(os.path.join(T, "fcdir-1.img.xz"), img)
+    unxz(os.path.join(T, "fcdir-1.linux.img.xz"), "linux.img")
+
+    # 1. the log
+    j, _ = crashgen.journal_of(img)
+    txns, _, _ = j.walk()
+    tid = (j.jsb.sequence + len([t for t in txns if t["committed"]])) \
+        & 0xFFFFFFFF
+    tags = crashgen.fc_tags(j)
+    live = []
+    for t in tags:
+        if t["tag"] in ("HEAD", "TAIL") and t["tid"] != tid:
+            break
+        live.append(t)
+    creates = [t for t in live if t["tag"] == "CREAT" and t["parent"] == 13]
+    grow = [t for t in live if t["tag"] in ("INODE", "ADD_RANGE") and
+            t["ino"] == 13]
+    result(live and live[0]["tag"] == "HEAD" and len(creates) >= 1 and
+           not grow, "the fast-commit log (tid %d) adds %d names to "
+           "directory 13 and logs neither its inode nor a range of it" %
+           (tid, len(creates)), "" if creates and not grow else
+           "%d creates, %d INODE/ADD_RANGE tags" % (len(creates), len(grow)))
+    # the directory as the full commits leave it: one block, no room for
+    # one more 56-byte entry
+    full = "full.img"
+    subprocess.run(["cp", "--sparse=always", img, full], check=True)
+    run([os.environ.get("E2JOURNAL", os.path.join(
+        os.environ.get("top_builddir", TOP), "misc", "e2journal")),
+        "replay", full])
+    size, count, nblk = stat(full, 13)
+    rc, out = run([DEBUGFS, "-R", "ls <13>", full])
+    names = len(re.findall(r"n\d{6}-x+", out))
+    # "." and ".." (12 bytes each), 56 bytes a name (8 + 48), the 12-byte
+    # checksum tail of metadata_csum
+    room = (4096 - 12 - 24 - 56 * names) // 56
+    result(size == 4096 and nblk == 1 and room < len(creates),
+           "after the full commits directory 13 is one block holding %d "
+           "names, room for %d more" % (names, room),
+           "size %d, %d blocks" % (size, nblk))
+
+    # 2. Linux
+    size, count, nblk = stat("linux.img", 13)
+    rc, out = run([DEBUGFS, "-R", "ls <13>", "linux.img"])
+    have = all(t["name"] in out for t in creates)
+    result(have and nblk == 3 and size == 3 * 4096,
+           "Linux 6.1 replayed the names into a directory of 3 blocks",
+           "names %s, size %d, %d blocks" % (have, size, nblk))
+    rc, out = run([REF, "-fn", "linux.img"])
+    result(count == 8 and "Inode 13, i_blocks is 8, should be 24" in out,
+           "Linux 6.1 left i_blocks %d (1 block) on it; e2fsck -fn exit %d"
+           % (count, rc), "" if count == 8 else "i_blocks %d" % count)
+
+    # 3. e2fsprogs 1.47.0
+    subprocess.run(["cp", "--sparse=always", img, "ref.img"], check=True)
+    pre = sb(img)
+    rc, out = run([REF, "-fy", "ref.img"])
+    nospace = re.search(r'"No free space in the directory" encountered in '
+                        r'function ext4_fc_handle_link_and_create', out)
+    badsb = "Superblock checksum does not match superblock" in out
+    result(rc == 12 and nospace and badsb,
+           "e2fsprogs 1.47.0: no free space in the directory, then a bad "
+           "superblock checksum, exit %d" % rc)
+    post = sb("ref.img")
+    stored = struct.unpack("<I", post[0x3FC:0x400])[0]
+    ondisk = jfmt.crc32c(0xFFFFFFFF, bytes(post[:0x3FC]))
+    # the superblock e2fsck had in memory: what is on disk now, but for
+    # the bytes the journal's last copy of the superblock brought (block
+    # 0 of a 4 KiB filesystem, bytes 1024-2047), which it never read
+    logged = None
+    for t in txns:
+        if t["committed"]:
+            for fsb, jb, _ in t["tags"]:
+                if fsb == 0:
+                    logged = j.read(jb)[1024:2048]
+    mem = bytearray(post)
+    brought = [i for i in range(0x3FC) if logged and logged[i] != pre[i]]
+    for i in brought:
+        mem[i] = pre[i]
+    stale = jfmt.crc32c(0xFFFFFFFF, bytes(mem[:0x3FC]))
+    journaled = bool(brought) and all(post[i] == logged[i] or
+                                      post[i] != pre[i] for i in brought)
+    result(stored != ondisk and stored == stale and journaled,
+           "its superblock checksum 0x%08x is that of its stale copy "
+           "(0x%08x), not of the superblock written (0x%08x)" %
+           (stored, stale, ondisk))
+
+    # 4. ours
+    subprocess.run(["cp", "--sparse=always", img, "ours.img"], check=True)
+    orc, oout = run([OURS, "-fy", "ours.img"])
+    result(orc == rc and "No free space in the directory" in oout and
+           "Superblock checksum does not match" in oout,
+           "our e2fsck (fast commits are e2fsprogs' job) ends the same: "
+           "exit %d" % orc)
+    open_unlinked()
+    return 1 if fails else 0
+
+
+def open_unlinked():
+    img = "fc-6.img"
+    unxz(os.path.join(T, "fc-6.img.xz"), img)
+    j, _ = crashgen.journal_of(img)
+    txns, _, _ = j.walk()
+    tid = (j.jsb.sequence + len([t for t in txns if t["committed"]])) \
+        & 0xFFFFFFFF
+    live = []
+    for t in crashgen.fc_tags(j):
+        if t["tag"] in ("HEAD", "TAIL") and t["tid"] != tid:
+            break
+        live.append(t)
+    # the raw inode of each INODE tag: i_links_count and i_dtime
+    linkless = []
+    for t in live:
+        if t["tag"] != "INODE":
+            continue
+        blk = j.read(t["block"])
+        off = 0
+        while off + 4 <= len(blk):
+            tag, ln = struct.unpack("<HH", blk[off:off + 4])
+            if tag == 6 and struct.unpack("<I", blk[off + 4:off + 8])[0] \
+                    == t["ino"]:
+                raw = blk[off + 8:off + 4 + ln]
+                links = struct.unpack("<H", raw[0x1A:0x1C])[0]
+                dtime = struct.unpack("<I", raw[0x14:0x18])[0]
+                if links == 0 and dtime:
+                    linkless.append(t["ino"])
+                break
+            if tag in (7, 8):
+                break
+            off += 4 + ln
+    result(41 in linkless, "fc-6: the fast commits (tid %d) log inode 41 "
+           "with no link, on the orphan list" % tid,
+           "linkless inodes %s" % linkless)
+    uml = os.environ.get("E2J_UML")
+    if not uml:
+        return
+    init = os.path.abspath("init.sh")
+    with open(init, "w") as f:
+        f.write("#!/bin/sh\nmount -t proc proc /proc\n"
+                "mount -t devtmpfs dev /dev\nmkdir -p %s/m\n"
+                "mount -t ext4 /dev/ubda %s/m && echo '@@ mounted'\n"
+                "poweroff -f\n" % (os.getcwd(), os.getcwd()))
+    os.chmod(init, 0o755)
+    # its own session: every UML process is killed with the group
+    p = subprocess.Popen([uml, "mem=128M", "ubd0=" + os.path.abspath(img),
+                          "root=/dev/root", "rootfstype=hostfs",
+                          "rootflags=/", "rw", "init=" + init, "con=null",
+                          "con0=fd:0,fd:1"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    try:
+        raw, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        raw = b""
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+    out = raw.decode("utf-8", "replace")
+    result("JBD2: recovery failed" in out and "@@ mounted" not in out,
+           "fc-6: Linux says \"JBD2: recovery failed\" and does not mount")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
