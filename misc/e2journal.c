@@ -181,15 +181,6 @@ static int device_holds_fs(ext2_filsys fs, const char *image)
 	return 0;
 }
 
-static errcode_t clear_recover_flag(ext2_filsys fs)
-{
-	if (!ext2fs_has_feature_journal_needs_recovery(fs->super))
-		return 0;
-	ext2fs_clear_feature_journal_needs_recovery(fs->super);
-	fs->super->s_wtime = fs->now ? fs->now : time(NULL);
-	/* whole, in one write: a power cut cannot tear it */
-	return ej_fs_write_super(fs, fs->super);
-}
 
 /* The last report entry for @o's transaction and block, or NULL. */
 static const struct ej_block_entry *find_logged(const struct ej_report *r,
@@ -680,7 +671,7 @@ int ej_cmd_replay(int argc, char **argv)
 		fprintf(msg_out, "%s: nothing to replay\n",
 			from ? from : image);
 		if (!dry_run) {
-			err = clear_recover_flag(fs);
+			err = ej_fs_clear_recover(fs);
 			if (err) {
 				com_err(ej_prog, err,
 					"while clearing needs_recovery on %s",

@@ -202,6 +202,8 @@ errcode_t ej_fs_write_super(ext2_filsys fs, const struct ext2_super_block *sb);
  * @fs freed and *@fsp cleared (also on error).
  */
 errcode_t ej_fs_close(ext2_filsys *fsp);
+/* needs_recovery cleared (over an empty log), written by ej_fs_write_super(). */
+errcode_t ej_fs_clear_recover(ext2_filsys fs);
 
 /*
  * After jbd2_journal_recover(): write every replayed block (once, in

@@ -119,3 +119,16 @@ errcode_t ej_fs_close(ext2_filsys *fsp)
 	*fsp = NULL;
 	return err;
 }
+
+/*
+ * needs_recovery over an empty log: clear it, as e2fsck does, with the
+ * superblock written whole.
+ */
+errcode_t ej_fs_clear_recover(ext2_filsys fs)
+{
+	if (!ext2fs_has_feature_journal_needs_recovery(fs->super))
+		return 0;
+	ext2fs_clear_feature_journal_needs_recovery(fs->super);
+	fs->super->s_wtime = fs->now ? fs->now : time(NULL);
+	return ej_fs_write_super(fs, fs->super);
+}

@@ -170,7 +170,7 @@ errcode_t ej_image_close(ej_image *img)
 		return 0;
 	drop_journal(img);
 	if (img->fs)
-		err = ext2fs_close_free(&img->fs);
+		err = ej_fs_close(&img->fs);
 	free(img->ovr);
 	free(img->journal_path);
 	free(img->path);
@@ -348,16 +348,6 @@ static int device_holds_fs(ext2_filsys fs, const char *path)
 	return dev_blocks >= ext2fs_blocks_count(fs->super);
 }
 
-/* needs_recovery over an empty log: clear it, as e2fsck does. */
-static errcode_t clear_recover_flag(ext2_filsys fs)
-{
-	if (!ext2fs_has_feature_journal_needs_recovery(fs->super))
-		return 0;
-	ext2fs_clear_feature_journal_needs_recovery(fs->super);
-	fs->flags |= EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
-	ext2fs_mark_super_dirty(fs);
-	return ext2fs_flush(fs);
-}
 
 errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary)
 {
@@ -374,7 +364,7 @@ errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary)
 	if (err)
 		return failed(img, err, 0, summary);
 	if (!img->journal->j_superblock->s_start) {
-		err = clear_recover_flag(img->fs);
+		err = ej_fs_clear_recover(img->fs);
 		if (err)
 			return err;
 		return fill_summary(img, 0, summary);
