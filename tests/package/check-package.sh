@@ -68,7 +68,8 @@ cleanup() {
 	[ "$made_conf" = yes ] && rm -f /etc/e2fsck.conf
 	if [ -n "$kernel_pkg" ] && [ "${E2J_PKG_KEEP_KERNEL:-0}" != 1 ]; then
 		echo "check-package: purging $kernel_pkg (installed for the test)"
-		apt-get purge -y -q --autoremove "$kernel_pkg" >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		apt-get purge -y -q $kernel_pkg >/dev/null 2>&1
 	fi
 	rm -rf "$work"
 }
@@ -186,6 +187,8 @@ if [ -z "$kver" ]; then
 		>"$work/kernel.log" 2>&1 || { tail "$work/kernel.log"; fail "install $kernel_pkg"; exit 1; }
 	echo "    ($kernel_pkg: $(($(date +%s) - t1)) s)"
 	kver=$(ls /lib/modules | sort -V | tail -1)
+	# the image package itself too: apt never autoremoves a kernel
+	kernel_pkg="$kernel_pkg linux-image-$kver"
 	e2fsprogs_state >"$work/state.before"
 fi
 echo "kernel version for mkinitramfs: $kver"
