@@ -1227,7 +1227,53 @@ struct jmap {
 	ext2_ino_t		ino;
 	struct ext2fs_extent	run;		/* the last extent found */
 	int			have_run;
+	struct ext2_inode	inode;
+	blk64_t			ind_blk;	/* what ind_buf holds, or 0 */
+	char			*ind_buf;
 };
+
+/* Entry @i of indirect block @blk, 0 if it cannot be read. */
+static blk64_t ind_entry(struct jmap *m, blk64_t blk, unsigned long long i)
+{
+	if (!blk || blk >= ext2fs_blocks_count(m->fs->super))
+		return 0;
+	if (m->ind_blk != blk) {
+		m->ind_blk = 0;
+		if (io_channel_read_blk64(m->fs->io, blk, 1, m->ind_buf))
+			return 0;
+		m->ind_blk = blk;
+	}
+	return ext2fs_le32_to_cpu(((__le32 *)m->ind_buf)[i]);
+}
+
+/* A journal inode mapped by indirect blocks: each level read, top first. */
+static blk64_t jmap_touch_ind(struct jmap *m, struct wb_cache *c,
+			      unsigned long long lblk)
+{
+	unsigned long long apb = m->fs->blocksize / 4, span = 1;
+	blk64_t blk;
+	int depth = 0, slot;
+
+	if (lblk < EXT2_NDIR_BLOCKS)
+		return m->inode.i_block[lblk];
+	lblk -= EXT2_NDIR_BLOCKS;
+	for (depth = 1; depth <= 3; depth++) {
+		span *= apb;
+		if (lblk < span)
+			break;
+		lblk -= span;
+	}
+	if (depth > 3)
+		return 0;
+	slot = EXT2_IND_BLOCK + depth - 1;
+	blk = m->inode.i_block[slot];
+	while (blk && depth-- > 0) {
+		wb_touch(c, blk, 0);
+		span /= apb;
+		blk = ind_entry(m, blk, (lblk / span) % apb);
+	}
+	return blk;
+}
 
 /*
  * Touch in @c what mapping logical journal block @lblk costs e2fsprogs
@@ -1242,12 +1288,8 @@ static blk64_t jmap_touch(struct jmap *m, struct wb_cache *c,
 	blk64_t path[8], pblk = 0;
 	int n = 0, i;
 
-	if (!m->handle) {
-		if (ext2fs_bmap2(m->fs, m->ino, NULL, NULL, 0, lblk, NULL,
-				 &pblk))
-			return 0;
-		return pblk;
-	}
+	if (!m->handle)
+		return jmap_touch_ind(m, c, lblk);
 	if (m->have_run && lblk >= m->run.e_lblk &&
 	    lblk - m->run.e_lblk < m->run.e_len &&
 	    !ext2fs_extent_get_info(m->handle, &info) &&
@@ -1270,23 +1312,22 @@ static blk64_t jmap_touch(struct jmap *m, struct wb_cache *c,
 
 static int jmap_open(struct jmap *m, ext2_filsys fs, ext2_ino_t ino)
 {
-	struct ext2_inode inode;
-
 	memset(m, 0, sizeof(*m));
 	m->fs = fs;
 	m->ino = ino;
-	if (ext2fs_read_inode(fs, ino, &inode))
+	if (ext2fs_read_inode(fs, ino, &m->inode))
 		return -1;
-	if ((inode.i_flags & EXT4_EXTENTS_FL) &&
-	    ext2fs_extent_open2(fs, ino, &inode, &m->handle))
-		return -1;
-	return 0;
+	if (m->inode.i_flags & EXT4_EXTENTS_FL)
+		return ext2fs_extent_open2(fs, ino, &m->inode, &m->handle) ?
+		       -1 : 0;
+	return ext2fs_get_mem(fs->blocksize, &m->ind_buf) ? -1 : 0;
 }
 
 static void jmap_close(struct jmap *m)
 {
 	if (m->handle)
 		ext2fs_extent_free(m->handle);
+	ext2fs_free_mem(&m->ind_buf);
 }
 
 static int replay_writes(const struct ej_block_entry *b)
