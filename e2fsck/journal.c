@@ -1152,8 +1152,7 @@ static unsigned long long channel_bytes(io_channel io, int reset)
  * s_kbytes_written as e2fsprogs keeps it across a replay.  Its e2fsck
  * adds what the filesystem's channel wrote until the log was replayed
  * (the journal superblock e2fsck's checks wrote back, when the journal
- * is internal, and every replayed block: one write per replayed tag, a
- * block logged twice written twice), counted only when the field was
+ * is internal, and the replayed blocks), counted only when the field was
  * not 0, to the superblock it reads afresh.  The filesystem it reopens
  * then writes through unix_io's cache, which holds those writes until
  * the close has counted its channel's bytes: nothing more is added.
@@ -1164,13 +1163,233 @@ static void count_replay_start(struct e2fsck_ctx *ctx)
 	ctx->replay_bytes = channel_bytes(ctx->fs->io, 0);
 }
 
+/*
+ * e2fsprogs replays one block at a time through unix_io, whose cache
+ * holds the last UIO_CACHE_SLOTS blocks touched (read or written) and
+ * writes a dirty one only when it is evicted (the least recently used
+ * goes first) or flushed at the end of the replay.  A block the log
+ * rewrites while it is still cached is written once.  Its channel
+ * counts those writes only: wb_cache replays the same accesses and
+ * counts the same.
+ */
+#define UIO_CACHE_SLOTS 8
+
+struct wb_cache {
+	unsigned long long	blk[UIO_CACHE_SLOTS];
+	unsigned long		stamp[UIO_CACHE_SLOTS];
+	unsigned char		used[UIO_CACHE_SLOTS];
+	unsigned char		dirty[UIO_CACHE_SLOTS];
+	unsigned long		clock;
+	unsigned long		writes;
+};
+
+static void wb_touch(struct wb_cache *c, unsigned long long blk, int write)
+{
+	int i, victim = -1;
+
+	for (i = 0; i < UIO_CACHE_SLOTS; i++) {
+		if (!c->used[i]) {
+			if (victim < 0 || c->used[victim])
+				victim = i;
+			continue;
+		}
+		if (c->blk[i] == blk) {
+			c->stamp[i] = ++c->clock;
+			c->dirty[i] |= write;
+			return;
+		}
+		if (victim < 0 ||
+		    (c->used[victim] && c->stamp[i] < c->stamp[victim]))
+			victim = i;
+	}
+	if (c->used[victim] && c->dirty[victim])
+		c->writes++;
+	c->used[victim] = 1;
+	c->blk[victim] = blk;
+	c->dirty[victim] = write;
+	c->stamp[victim] = ++c->clock;
+}
+
+static unsigned long wb_flush(struct wb_cache *c)
+{
+	int i;
+
+	for (i = 0; i < UIO_CACHE_SLOTS; i++)
+		if (c->used[i] && c->dirty[i])
+			c->writes++;
+	return c->writes;
+}
+
+/* The journal inode's blocks as e2fsprogs' bmap reads them. */
+struct jmap {
+	ext2_filsys		fs;
+	ext2_extent_handle_t	handle;		/* NULL: not extent-mapped */
+	ext2_ino_t		ino;
+	struct ext2fs_extent	run;		/* the last extent found */
+	int			have_run;
+	struct ext2_inode	inode;
+	blk64_t			ind_blk;	/* what ind_buf holds, or 0 */
+	char			*ind_buf;
+};
+
+/* Entry @i of indirect block @blk, 0 if it cannot be read. */
+static blk64_t ind_entry(struct jmap *m, blk64_t blk, unsigned long long i)
+{
+	if (!blk || blk >= ext2fs_blocks_count(m->fs->super))
+		return 0;
+	if (m->ind_blk != blk) {
+		m->ind_blk = 0;
+		if (io_channel_read_blk64(m->fs->io, blk, 1, m->ind_buf))
+			return 0;
+		m->ind_blk = blk;
+	}
+	return ext2fs_le32_to_cpu(((__le32 *)m->ind_buf)[i]);
+}
+
+/* A journal inode mapped by indirect blocks: each level read, top first. */
+static blk64_t jmap_touch_ind(struct jmap *m, struct wb_cache *c,
+			      unsigned long long lblk)
+{
+	unsigned long long apb = m->fs->blocksize / 4, span = 1;
+	blk64_t blk;
+	int depth = 0, slot;
+
+	if (lblk < EXT2_NDIR_BLOCKS)
+		return m->inode.i_block[lblk];
+	lblk -= EXT2_NDIR_BLOCKS;
+	for (depth = 1; depth <= 3; depth++) {
+		span *= apb;
+		if (lblk < span)
+			break;
+		lblk -= span;
+	}
+	if (depth > 3)
+		return 0;
+	slot = EXT2_IND_BLOCK + depth - 1;
+	blk = m->inode.i_block[slot];
+	while (blk && depth-- > 0) {
+		wb_touch(c, blk, 0);
+		span /= apb;
+		blk = ind_entry(m, blk, (lblk / span) % apb);
+	}
+	return blk;
+}
+
+/*
+ * Touch in @c what mapping logical journal block @lblk costs e2fsprogs
+ * (the extent tree's nodes below the inode, root first) and return the
+ * block's physical number, 0 if it has none.
+ */
+static blk64_t jmap_touch(struct jmap *m, struct wb_cache *c,
+			  unsigned long long lblk)
+{
+	struct ext2_extent_info info;
+	struct ext2fs_extent ext;
+	blk64_t path[8], pblk = 0;
+	int n = 0, i;
+
+	if (!m->handle)
+		return jmap_touch_ind(m, c, lblk);
+	if (m->have_run && lblk >= m->run.e_lblk &&
+	    lblk - m->run.e_lblk < m->run.e_len &&
+	    !ext2fs_extent_get_info(m->handle, &info) &&
+	    info.max_depth == 0)
+		return m->run.e_pblk + (lblk - m->run.e_lblk);
+	if (ext2fs_extent_goto(m->handle, lblk) ||
+	    ext2fs_extent_get(m->handle, EXT2_EXTENT_CURRENT, &m->run))
+		return 0;
+	m->have_run = 1;
+	pblk = m->run.e_pblk + (lblk - m->run.e_lblk);
+	/* the nodes on the way down: each level's index entry names one */
+	while (n < 8 && !ext2fs_extent_get_info(m->handle, &info) &&
+	       info.curr_level > 0 &&
+	       !ext2fs_extent_get(m->handle, EXT2_EXTENT_UP, &ext))
+		path[n++] = ext.e_pblk;
+	for (i = n - 1; i >= 0; i--)
+		wb_touch(c, path[i], 0);
+	return pblk;
+}
+
+static int jmap_open(struct jmap *m, ext2_filsys fs, ext2_ino_t ino)
+{
+	memset(m, 0, sizeof(*m));
+	m->fs = fs;
+	m->ino = ino;
+	if (ext2fs_read_inode(fs, ino, &m->inode))
+		return -1;
+	if (m->inode.i_flags & EXT4_EXTENTS_FL)
+		return ext2fs_extent_open2(fs, ino, &m->inode, &m->handle) ?
+		       -1 : 0;
+	return ext2fs_get_mem(fs->blocksize, &m->ind_buf) ? -1 : 0;
+}
+
+static void jmap_close(struct jmap *m)
+{
+	if (m->handle)
+		ext2fs_extent_free(m->handle);
+	ext2fs_free_mem(&m->ind_buf);
+}
+
+static int replay_writes(const struct ej_block_entry *b)
+{
+	return b->verdict == JBD2_BLOCK_REPLAYED ||
+	       b->verdict == JBD2_BLOCK_SUPERSEDED;
+}
+
+/*
+ * The blocks e2fsprogs' replay pass writes to the filesystem's channel,
+ * from the report: it reads every log block of the replayed
+ * transactions in order (through the same cache when the journal is
+ * internal) and writes each block it replays right after reading it,
+ * every version of it.
+ */
+static unsigned long replay_block_writes(struct e2fsck_ctx *ctx,
+					 journal_t *j)
+{
+	const struct ej_journal_info *ji = ej_journal_info(j);
+	const struct ej_report *r = ej_journal_report(j);
+	struct wb_cache c;
+	struct jmap m;
+	size_t t, p = 0;
+	int internal = !ji->external && !ji->saved;
+
+	memset(&c, 0, sizeof(c));
+	if (internal && jmap_open(&m, ctx->fs, ji->ino))
+		internal = 0;
+	for (t = 0; t < r->nr_txns; t++) {
+		const struct jbd2_txn_info *ti = &r->txns[t];
+		unsigned long b = ti->first_block;
+		unsigned int k;
+
+		for (k = 0; ti->replay && k < ti->nr_blocks; k++) {
+			if (internal) {
+				blk64_t pb = jmap_touch(&m, &c, b);
+
+				if (pb)
+					wb_touch(&c, pb, 0);
+			}
+			while (p < r->nr_blocks && r->blocks[p].tid == ti->tid &&
+			       r->blocks[p].jblock == b) {
+				if (replay_writes(&r->blocks[p]))
+					wb_touch(&c, r->blocks[p].fsblock, 1);
+				p++;
+			}
+			if (++b >= j->j_last)
+				b = j->j_first;
+		}
+		/* the blocks of a transaction it does not replay */
+		while (p < r->nr_blocks && r->blocks[p].tid == ti->tid)
+			p++;
+	}
+	if (internal)
+		jmap_close(&m);
+	return wb_flush(&c);
+}
+
 static void count_replayed(struct e2fsck_ctx *ctx, journal_t *j)
 {
-	const struct ej_report *r = ej_journal_report(j);
-
 	ctx->replay_bytes += (unsigned long long)ctx->fs->blocksize *
-			     (r->counts[JBD2_BLOCK_REPLAYED] +
-			      r->counts[JBD2_BLOCK_SUPERSEDED]);
+			     replay_block_writes(ctx, j);
 }
 
 /*

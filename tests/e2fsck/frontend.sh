@@ -86,10 +86,35 @@ make_image() {
 		spoil "$(logged_at 2 2)" 16 ;;
 	external)
 		ext_journal metadata_csum ;;
+	relogged_near)
+		# the same blocks in consecutive small transactions, as Linux
+		# logs bitmaps: e2fsprogs' replay writes them through unix_io's
+		# 8-block cache, which holds a block rewritten soon enough
+		mkfs has_journal,metadata_csum
+		relog -c 40 ;;
+	relogged_blockmap)
+		# the same with a journal inode mapped by indirect blocks, the
+		# log long enough to need its double-indirect block
+		mkfs has_journal,^extent,^64bit,^flex_bg,^metadata_csum
+		relog "" 90 ;;
 	esac
 }
 
-for NAME in v3_1k v3_1k_many relogged_revoked ext3_4k bad_commit external; do
+# relog JO-FLAGS N: N transactions rewriting three blocks (with the log
+# blocks between two versions, eight blocks: the cache's size), a few
+# with a run of others (the rewrite then comes after an eviction).
+relog() {
+	local i
+	for i in $(seq 1 "$2"); do
+		printf 'jo %s\njw -b 1500-1502 /dev/zero\n' "$1"
+		[ $((i % 5)) = 0 ] && printf 'jw -b %d-%d /dev/zero\n' \
+			$((1600 + i)) $((1600 + i + i % 4))
+		printf 'jc\n'
+	done | dfs
+}
+
+for NAME in v3_1k v3_1k_many relogged_revoked ext3_4k bad_commit external \
+	relogged_near relogged_blockmap; do
 	for opts in "-E journal_only -y" -fy -p; do
 		make_image $NAME
 		before=$(kbytes "$IMG")
