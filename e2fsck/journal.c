@@ -1227,6 +1227,8 @@ struct jmap {
 	ext2_ino_t		ino;
 	struct ext2fs_extent	run;		/* the last extent found */
 	int			have_run;
+	blk64_t			path[8];	/* its tree nodes, leaf first */
+	int			npath;
 	struct ext2_inode	inode;
 	blk64_t			ind_blk;	/* what ind_buf holds, or 0 */
 	char			*ind_buf;
@@ -1285,29 +1287,30 @@ static blk64_t jmap_touch(struct jmap *m, struct wb_cache *c,
 {
 	struct ext2_extent_info info;
 	struct ext2fs_extent ext;
-	blk64_t path[8], pblk = 0;
-	int n = 0, i;
+	int i;
 
 	if (!m->handle)
 		return jmap_touch_ind(m, c, lblk);
-	if (m->have_run && lblk >= m->run.e_lblk &&
-	    lblk - m->run.e_lblk < m->run.e_len &&
-	    !ext2fs_extent_get_info(m->handle, &info) &&
-	    info.max_depth == 0)
-		return m->run.e_pblk + (lblk - m->run.e_lblk);
-	if (ext2fs_extent_goto(m->handle, lblk) ||
-	    ext2fs_extent_get(m->handle, EXT2_EXTENT_CURRENT, &m->run))
-		return 0;
-	m->have_run = 1;
-	pblk = m->run.e_pblk + (lblk - m->run.e_lblk);
-	/* the nodes on the way down: each level's index entry names one */
-	while (n < 8 && !ext2fs_extent_get_info(m->handle, &info) &&
-	       info.curr_level > 0 &&
-	       !ext2fs_extent_get(m->handle, EXT2_EXTENT_UP, &ext))
-		path[n++] = ext.e_pblk;
-	for (i = n - 1; i >= 0; i--)
-		wb_touch(c, path[i], 0);
-	return pblk;
+	/* within the last extent: the same nodes on the way down */
+	if (!m->have_run || lblk < m->run.e_lblk ||
+	    lblk - m->run.e_lblk >= m->run.e_len) {
+		m->have_run = 0;
+		m->npath = 0;
+		if (ext2fs_extent_goto(m->handle, lblk) ||
+		    ext2fs_extent_get(m->handle, EXT2_EXTENT_CURRENT,
+				      &m->run))
+			return 0;
+		m->have_run = 1;
+		/* each level's index entry names the node below it */
+		while (m->npath < 8 &&
+		       !ext2fs_extent_get_info(m->handle, &info) &&
+		       info.curr_level > 0 &&
+		       !ext2fs_extent_get(m->handle, EXT2_EXTENT_UP, &ext))
+			m->path[m->npath++] = ext.e_pblk;
+	}
+	for (i = m->npath - 1; i >= 0; i--)
+		wb_touch(c, m->path[i], 0);
+	return m->run.e_pblk + (lblk - m->run.e_lblk);
 }
 
 static int jmap_open(struct jmap *m, ext2_filsys fs, ext2_ino_t ino)
@@ -1388,6 +1391,8 @@ static unsigned long replay_block_writes(struct e2fsck_ctx *ctx,
 
 static void count_replayed(struct e2fsck_ctx *ctx, journal_t *j)
 {
+	if (!ctx->count_kbytes)
+		return;
 	ctx->replay_bytes += (unsigned long long)ctx->fs->blocksize *
 			     replay_block_writes(ctx, j);
 }
