@@ -50,8 +50,9 @@ command -v "$TRIPLET-gcc" >/dev/null && command -v "$QEMU" >/dev/null || {
 
 # ---- the sysroot: ARCH's libraries and headers, and its e2fsprogs
 PKGS="libext2fs-dev libext2fs2 comerr-dev libcom-err2 uuid-dev libuuid1
-libcmocka-dev libcmocka0 e2fsprogs libblkid1 libss2"
-if [ ! -f "$SYSROOT/.done" ]; then
+libblkid-dev libcmocka-dev libcmocka0 e2fsprogs libblkid1 libss2"
+# .done holds the list it was made from: a new package remakes it
+if [ "$(cat "$SYSROOT/.done" 2>/dev/null)" != "$PKGS" ]; then
 	rm -rf "$SYSROOT" "$W/debs"
 	mkdir -p "$W/debs" "$SYSROOT"
 	say "fetching $(echo $PKGS | wc -w) $ARCH packages"
@@ -71,7 +72,7 @@ if [ ! -f "$SYSROOT/.done" ]; then
 		/*) ln -sfn "$SYSROOT$t" "$l" ;;
 		esac
 	done
-	touch "$SYSROOT/.done"
+	printf '%s' "$PKGS" >"$SYSROOT/.done"
 fi
 LIBPATH=$SYSROOT/lib/$TRIPLET:$SYSROOT/usr/lib/$TRIPLET
 
