@@ -58,7 +58,6 @@ import os
 import random
 import select
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -786,11 +785,7 @@ def boot_mount(uml, ka, kb, d):
                 break
             buf = buf[-64:]
     finally:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait()
+        crashgen.kill_group(p)
     p.returncode = p.returncode or 0
     log = raw.decode("utf-8", "replace").replace("\r", "")
     with open(os.path.join(d, "kernel.log"), "w") as f:

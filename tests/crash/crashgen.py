@@ -87,6 +87,15 @@ def log(msg):
     print(msg, flush=True)
 
 
+def kill_group(p):
+    """SIGKILL UML's whole process group (it forks its helpers) and reap."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.wait()
+
+
 def sb_of(path):
     with open(path, "rb") as f:
         f.seek(1024)
@@ -341,11 +350,7 @@ def crash_once(img, name, cfg, seed, attempt, workdir):
                 rec["outcome"] = "killed"
                 break
     finally:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait()
+        kill_group(p)
         logf.close()
     rec["ops_seen"] = done
     rec["op_errors"] = errors

@@ -36,7 +36,6 @@ analysis written in doc/testing.md ("Fast commits"):
 
 import os
 import re
-import signal
 import struct
 import subprocess
 import sys
@@ -252,11 +251,7 @@ def open_unlinked():
     except subprocess.TimeoutExpired:
         raw = b""
     finally:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait()
+        crashgen.kill_group(p)
     out = raw.decode("utf-8", "replace")
     result("JBD2: recovery failed" in out and "@@ mounted" not in out,
            "fc-6: Linux says \"JBD2: recovery failed\" and does not mount")
