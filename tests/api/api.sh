@@ -16,14 +16,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/e2journal-api.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 
 img=$work/img
-"$MKE2FS" -F -q -o Linux -b 1024 -T ext4 -O metadata_csum,64bit -J size=1 \
-	-E lazy_itable_init=1 "$img" 16384 >/dev/null 2>&1 || { echo "FAIL: mke2fs"; exit 1; }
-"$E2JOURNAL" write "$img" --csum v3 \
-	--txn 'blocks=3000-3003:fill:0x11' \
-	--txn 'blocks=3002-3005:fill:0x22' \
-	--txn 'blocks=3100-3101:fill:0x33' >/dev/null &&
-	"$E2JOURNAL" corrupt "$img" data --tid 2 --index 1 >/dev/null ||
-	{ echo "FAIL: e2journal write/corrupt"; exit 1; }
+. "$top_srcdir/tests/api/damaged.sh"
+damaged_image "$img"
 cp "$img" "$work/orig"
 "$prog" "$img" || exit 1
 # the ASan/UBSan build, on a fresh copy of the damaged image
