@@ -144,7 +144,7 @@ void e2fsck_read_conf(struct e2fsck_ctx *ctx);
 
 /* progress.c */
 void e2f_progress_start(struct e2fsck_ctx *ctx, struct ej_report *r);
-void e2f_progress_end(struct e2fsck_ctx *ctx, struct ej_report *r);
+void e2f_progress_end(struct e2fsck_ctx *ctx);
 
 /* journal.c */
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx);

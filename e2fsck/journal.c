@@ -1526,7 +1526,7 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	 */
 	e2f_progress_start(ctx, ej_journal_report(j));
 	ret = jbd2_journal_recover(j);
-	e2f_progress_end(ctx, ej_journal_report(j));
+	e2f_progress_end(ctx);
 	err = -ret;
 	count_replayed(ctx, j);
 	bad = ej_journal_report(j)->corrupt;

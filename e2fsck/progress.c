@@ -111,12 +111,13 @@ void e2f_progress_start(struct e2fsck_ctx *ctx, struct ej_report *r)
 	r->progress_arg = ctx;
 }
 
-void e2f_progress_end(struct e2fsck_ctx *ctx, struct ej_report *r)
+void e2f_progress_end(struct e2fsck_ctx *ctx)
 {
+	struct ej_report *r = ctx->progress_report;
 	char blank[256];
 	size_t len;
 
-	if (!ctx->progress_report)
+	if (!r)
 		return;
 	/* the phase is over, whatever the passes reported */
 	if (ctx->progress_last != PROGRESS_MAX)
