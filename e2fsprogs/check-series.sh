@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-series.sh - does e2fsprogs/patches/ carry the project's files as
+# they are?  Cheap (no e2fsprogs source needed), run by "make check".
+#
+#  1. The e2fsck/recovery.c that the series' patches leave, read from
+#     their "+" lines (patch 1 rewrites the file whole, format-patch -B;
+#     a later patch that touches it fails the check: recovery.c enters
+#     the series once), must be e2fsck/recovery.c byte for byte.
+#  2. The policy block patch 1 adds to lib/ext2fs/kernel-jbd.h must be
+#     what mkseries.sh --policy-block makes from lib/journal/jbd2_policy.h.
+#  3. series lists every patch, one per steps/NNNN-*/, in order, and each
+#     patch's subject is the first line of its step's message.
+#
+# A failure says to run "make e2fsprogs-series" (mkseries.sh), which
+# needs the e2fsprogs 1.47.0 source.  Exit 0 pass, 1 fail.
+set -uo pipefail
+export LC_ALL=C
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top_srcdir=$(cd "$here/.." && pwd)
+patches=$here/patches
+work=$(mktemp -d "${TMPDIR:-/tmp}/check-series.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+fails=0
+
+fail() {
+	echo "FAIL e2fsprogs series: $*"
+	fails=$((fails + 1))
+}
+
+# file_section PATCH PATH: the lines of PATCH's diff of PATH.
+file_section() {
+	awk -v path="$2" '
+		/^diff --git / { on = ($3 == "a/" path) ; next }
+		/^-- $/ { on = 0 }
+		on { print }
+	' "$1"
+}
+
+mapfile -t listed < <(sed -e '/^#/d' -e '/^$/d' "$patches/series" 2>/dev/null)
+mapfile -t steps < <(cd "$here/steps" && ls -d [0-9][0-9][0-9][0-9]-* 2>/dev/null)
+if [[ ${#listed[@]} -ne ${#steps[@]} ]]; then
+	fail "series lists ${#listed[@]} patch(es), steps/ has ${#steps[@]}"
+fi
+i=0
+for p in "${listed[@]}"; do
+	i=$((i + 1))
+	if [[ ! -f $patches/$p ]]; then
+		fail "series names $p, which is not in patches/"
+		continue
+	fi
+	[[ $p == $(printf '%04d' $i)-* ]] || fail "$p is not patch $i"
+	step=${steps[$((i - 1))]:-}
+	[[ -n $step ]] || continue
+	want=$(head -n 1 "$here/steps/$step/message")
+	got=$(sed -n '/^Subject: /,/^$/p' "$patches/$p" | sed -e '$d' |
+		tr -d '\n' | sed -e 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //')
+	[[ $got == "$want" ]] ||
+		fail "$p: subject \"$got\", steps/$step/message says \"$want\""
+done
+
+# 1. recovery.c
+nrec=0
+for p in "${listed[@]}"; do
+	[[ -f $patches/$p ]] || continue
+	if grep -q '^diff --git a/e2fsck/recovery.c ' "$patches/$p"; then
+		nrec=$((nrec + 1))
+		file_section "$patches/$p" e2fsck/recovery.c >"$work/rec.diff"
+		grep -q '^dissimilarity index' "$work/rec.diff" ||
+			fail "$p changes e2fsck/recovery.c without rewriting it whole"
+		sed -n -e '/^@@/,$p' "$work/rec.diff" | sed -n -e 's/^+//p' \
+			>"$work/recovery.c"
+	fi
+done
+if [[ $nrec -ne 1 ]]; then
+	fail "e2fsck/recovery.c is written by $nrec patches, not 1"
+elif ! cmp -s "$work/recovery.c" "$top_srcdir/e2fsck/recovery.c"; then
+	fail "the series' e2fsck/recovery.c is not the project's:"
+	diff -u "$work/recovery.c" "$top_srcdir/e2fsck/recovery.c" |
+		head -n 20 | sed -e 's/^/    /'
+fi
+
+# 2. the policy block in kernel-jbd.h
+"$here/mkseries.sh" --policy-block >"$work/block.want" ||
+	fail "mkseries.sh --policy-block failed"
+: >"$work/block.got"
+for p in "${listed[@]}"; do
+	[[ -f $patches/$p ]] || continue
+	file_section "$patches/$p" lib/ext2fs/kernel-jbd.h |
+		sed -n -e 's/^+//p' | sed -e '/^++ b\//d' | awk '
+			/^\/\*$/ { held = $0; next }
+			held != "" && /^ \* The corrupt-journal recovery policy: what recovery.c decides and$/ {
+				on = 1
+			}
+			held != "" { if (on) print held; held = "" }
+			on { print }
+			on && /^\/\* end of the corrupt-journal recovery policy \*\/$/ {
+				on = 2; next
+			}
+			on == 2 && /^$/ { on = 0 }
+		' >>"$work/block.got"
+done
+if [[ ! -s $work/block.got ]]; then
+	fail "no patch adds the policy block to lib/ext2fs/kernel-jbd.h"
+elif ! cmp -s "$work/block.got" "$work/block.want"; then
+	fail "kernel-jbd.h's policy block is not lib/journal/jbd2_policy.h's:"
+	diff -u "$work/block.got" "$work/block.want" | head -n 20 |
+		sed -e 's/^/    /'
+fi
+
+if [[ $fails -ne 0 ]]; then
+	echo "e2fsprogs/patches disagree with the project's files: run \"make e2fsprogs-series\" (e2fsprogs/mkseries.sh; see e2fsprogs/README.md)"
+	exit 1
+fi
+echo "PASS e2fsprogs series: ${#listed[@]} patch(es) agree with e2fsck/recovery.c and lib/journal/jbd2_policy.h"
+exit 0
