@@ -12,7 +12,8 @@
 #     --regenerate it is written there instead, and the check ends);
 #  3. a git copy of the source takes the patches one by one with git am,
 #     and e2fsprogs is built (out of tree, -jN) after each: every step
-#     must build without a warning in the files the series touches;
+#     must build with -Wall -Wextra without a warning in the files the
+#     series touches;
 #  4. e2fsprogs' whole "make check" on the patched tree, under the
 #     default policy (replay-all), must fail only what the same suite
 #     fails with e2fsprogs unpatched (built and run here too, unless
@@ -23,7 +24,12 @@
 #  5. the conformance corpus (../shared/conformance/run.sh --fsck with
 #     -E journal_policy=stop) against the patched e2fsck must give
 #     reference-1.47.0.txt;
-#  6. e2fsprogs/compare.sh: the patched e2fsck against ours on damaged
+#  6. the project's tests with the patched e2fsck in ours' place
+#     (E2FSCK_UNDER_TEST): tests/e2fsck/diff_engine.sh (stop against
+#     e2fsprogs 1.47.0, every journal problem, six option sets) and
+#     tests/j_e2fsprogs_* (stop: e2fsprogs' expected output, with the
+#     suite's original expectations; replay-all: ours);
+#  7. e2fsprogs/compare.sh: the patched e2fsck against ours on damaged
 #     journals under each policy (replay-all, stop, refuse): the same
 #     exit status, the same report lines, the same filesystem.
 #
@@ -139,9 +145,13 @@ configure_in() {
 		die "configure of $2 failed (see $1.configure.log)"
 }
 
-# build_in DIR LOG
+# build_in DIR LOG [CFLAGS]
 build_in() {
-	(cd "$1" && make -j"$jobs") >"$2" 2>&1
+	if [[ -n ${3:-} ]]; then
+		(cd "$1" && make -j"$jobs" CFLAGS="$3") >"$2" 2>&1
+	else
+		(cd "$1" && make -j"$jobs") >"$2" 2>&1
+	fi
 }
 
 # run_suite DIR LABEL [TEST_CONFIG]: e2fsprogs' make check in build DIR;
@@ -219,7 +229,8 @@ for p in "${patches[@]}"; do
 		am -q "$here/patches/$p") >"$cache/am.log" 2>&1 ||
 		die "git am $p failed (see $cache/am.log)"
 	if [[ $bisect -eq 1 || $n -eq ${#patches[@]} ]]; then
-		if build_in "$cache/build" "$cache/build-$n.log"; then
+		if build_in "$cache/build" "$cache/build-$n.log" \
+			"-g -O2 -Wall -Wextra"; then
 			files=$(cd "$src" && git diff --name-only HEAD~1 HEAD -- '*.c' '*.h' |
 				sed -e 's;.*/;;' | sort -u | tr '\n' '|')
 			warn=$(grep -E "(${files%|}):[0-9]+:[0-9]+: warning" \
@@ -312,9 +323,33 @@ else
 	fi
 fi
 
+step "the project's tests with the patched e2fsck in ours' place"
+mkdir -p "$cache/bin"
+cp "$patched_e2fsck" "$cache/bin/e2fsck"
+if E2FSCK_UNDER_TEST=$cache/bin/e2fsck top_srcdir=$top_srcdir \
+	top_builddir=$builddir bash "$top_srcdir/tests/e2fsck/diff_engine.sh" \
+	>"$cache/diff_engine.log" 2>&1; then
+	log "  tests/e2fsck/diff_engine.sh: $(tail -n 1 "$cache/diff_engine.log")"
+else
+	grep '^FAIL' "$cache/diff_engine.log" | head -n 10 | sed -e 's/^/  /'
+	log "  tests/e2fsck/diff_engine.sh: $(tail -n 1 "$cache/diff_engine.log") (see $cache/diff_engine.log)"
+	status=1
+fi
+if E2FSCK_UNDER_TEST=$cache/bin/e2fsck E2FSPROGS_TESTS=$pristine/tests \
+	top_srcdir=$top_srcdir top_builddir=$builddir \
+	sh "$top_srcdir/tests/run_jtests.sh" 'j_e2fsprogs_*' \
+	>"$cache/jtests.log" 2>&1 && ! grep -q '^SKIP' "$cache/jtests.log"; then
+	log "  tests/j_e2fsprogs_*: $(tail -n 1 "$cache/jtests.log")"
+else
+	grep -E '^(FAIL|SKIP)' "$cache/jtests.log" | head -n 10 | sed -e 's/^/  /'
+	log "  tests/j_e2fsprogs_*: $(tail -n 1 "$cache/jtests.log") (see $cache/jtests.log)"
+	status=1
+fi
+
 step "the patched e2fsck against ours, under each policy"
 if [[ -x $here/compare.sh ]]; then
 	if "$here/compare.sh" --ours "$ours" --patched "$patched_e2fsck" \
+		--e2journal "$builddir/misc/e2journal" \
 		--suite "$src/tests" >"$cache/compare.log" 2>&1; then
 		log "  $(tail -n 1 "$cache/compare.log")"
 	else

@@ -11,7 +11,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${MKE2FS:=/sbin/mke2fs}"
 : "${DEBUGFS:=/sbin/debugfs}"
 : "${DUMPE2FS:=/sbin/dumpe2fs}"
-OURS=$top_builddir/e2fsck/e2fsck
+# E2FSCK_UNDER_TEST: another e2fsck in ours' place (check-e2fsprogs-series
+# runs diff_engine.sh on e2fsprogs' e2fsck with e2fsprogs/patches applied)
+OURS=${E2FSCK_UNDER_TEST:-$top_builddir/e2fsck/e2fsck}
 POKE="python3 $HERE/jpoke.py"
 
 LC_ALL=C TZ=GMT0 E2FSCK_CONFIG=/dev/null BLKID_FILE=/dev/null

@@ -24,7 +24,9 @@
 . "$top_srcdir/tests/lib/jtest.sh"
 
 : "${E2FSPROGS_TESTS:=$top_builddir/.cache/e2fsprogs/e2fsprogs-1.47.0/tests}"
-OURS=$top_builddir/e2fsck/e2fsck
+# E2FSCK_UNDER_TEST: another e2fsck in ours' place (check-e2fsprogs-series
+# runs these on e2fsprogs' e2fsck with e2fsprogs/patches applied)
+OURS=${E2FSCK_UNDER_TEST:-$top_builddir/e2fsck/e2fsck}
 FSCK=../e2fsck/e2fsck
 
 # suite_run IMAGE CATA OUT: the two runs (and "cat /a" if CATA=1), output
