@@ -179,9 +179,33 @@ list_of() {
 	sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$1" | sort -u
 }
 
+# ------------------------------------------------------------ tools
+need_pkgs() {
+	local missing=()
+	pkgs_missing <<'EOF'
+gcc build-essential
+make build-essential
+git git
+patch patch
+dpkg-source dpkg-dev
+pkg-config pkg-config
+gzip gzip
+cmp diffutils
+python3 python3
+EOF
+	# e2fsprogs' own libuuid is built when this is missing; the system's
+	# is what Debian builds with
+	dpkg-query -W -f='${Status}' uuid-dev 2>/dev/null |
+		grep -q "install ok installed" || missing+=(uuid-dev)
+	pkgs_install "${missing[@]}"
+}
+
 # ------------------------------------------------------------ main
 mkdir -p "$cache"
 status=0
+
+step "tools"
+need_pkgs
 
 step "source"
 if [[ ! -f $pristine/version.h ]]; then
