@@ -771,6 +771,8 @@ static errcode_t open_library_journal(struct e2fsck_ctx *ctx, int policy,
 	r = ej_journal_report(*ret);
 	r->msg_fn = recovery_msg;
 	r->msg_arg = ctx;
+	/* the JSON report lists every logged block; nothing else reads them */
+	r->keep_blocks = ctx->report_file != NULL;
 	return 0;
 }
 
@@ -1333,68 +1335,128 @@ static void jmap_close(struct jmap *m)
 	ext2fs_free_mem(&m->ind_buf);
 }
 
-static int replay_writes(const struct ej_block_entry *b)
+/*
+ * The blocks e2fsprogs' replay pass writes to the filesystem's channel:
+ * it reads every log block of the replayed transactions in order
+ * (through the same cache when the journal is internal) and writes each
+ * block it replays right after reading it, every version of it.  The
+ * library reports each logged block as recovery decides it, in log
+ * order, after all the transactions: the model follows along
+ * (kb_block), so that no list of every logged block is kept for it.
+ */
+struct kb_model {
+	journal_t		*j;
+	struct wb_cache		c;
+	struct jmap		m;
+	int			internal;
+	int			lost;		/* a block out of order: done */
+	size_t			t;		/* the transaction followed */
+	unsigned int		k;		/* its log blocks touched */
+	unsigned long		b;		/* its next log block */
+	unsigned long		last;		/* the last one touched */
+};
+
+/* Touch the next log block of transaction m->t. */
+static void kb_step(struct kb_model *m)
 {
-	return b->verdict == JBD2_BLOCK_REPLAYED ||
-	       b->verdict == JBD2_BLOCK_SUPERSEDED;
+	if (m->internal) {
+		blk64_t pb = jmap_touch(&m->m, &m->c, m->b);
+
+		if (pb)
+			wb_touch(&m->c, pb, 0);
+	}
+	m->last = m->b;
+	m->k++;
+	if (++m->b >= m->j->j_last)
+		m->b = m->j->j_first;
 }
 
-/*
- * The blocks e2fsprogs' replay pass writes to the filesystem's channel,
- * from the report: it reads every log block of the replayed
- * transactions in order (through the same cache when the journal is
- * internal) and writes each block it replays right after reading it,
- * every version of it.
- */
-static unsigned long replay_block_writes(struct e2fsck_ctx *ctx,
-					 journal_t *j)
+/* The rest of transaction m->t's log blocks, then on to the next. */
+static void kb_next_txn(struct kb_model *m, const struct ej_report *r)
+{
+	const struct jbd2_txn_info *ti = &r->txns[m->t];
+
+	while (ti->replay && m->k < ti->nr_blocks)
+		kb_step(m);
+	m->t++;
+	m->k = 0;
+	if (m->t < r->nr_txns)
+		m->b = r->txns[m->t].first_block;
+}
+
+static void kb_block(void *arg, __u32 tid, unsigned long jblock,
+		     unsigned long long fsblock, int verdict)
+{
+	struct kb_model *m = arg;
+	const struct ej_report *r = ej_journal_report(m->j);
+	const struct jbd2_txn_info *ti;
+
+	if (m->lost)
+		return;
+	if (m->t == (size_t)-1) {
+		m->t = 0;
+		if (r->nr_txns)
+			m->b = r->txns[0].first_block;
+	}
+	while (m->t < r->nr_txns && r->txns[m->t].tid != tid)
+		kb_next_txn(m, r);
+	if (m->t >= r->nr_txns) {
+		m->lost = 1;
+		return;
+	}
+	ti = &r->txns[m->t];
+	if (!ti->replay)
+		return;
+	/* up to its log block; one not ahead ends the transaction's writes */
+	if (!m->k || m->last != jblock) {
+		while (m->k < ti->nr_blocks && m->b != jblock)
+			kb_step(m);
+		if (m->k >= ti->nr_blocks)
+			return;
+		kb_step(m);
+	}
+	/* SUPERSEDED later or not, this version is written */
+	if (verdict == JBD2_BLOCK_REPLAYED)
+		wb_touch(&m->c, fsblock, 1);
+}
+
+static void kb_start(struct e2fsck_ctx *ctx, journal_t *j,
+		     struct kb_model *m)
 {
 	const struct ej_journal_info *ji = ej_journal_info(j);
-	const struct ej_report *r = ej_journal_report(j);
-	struct wb_cache c;
-	struct jmap m;
-	size_t t, p = 0;
-	int internal = !ji->external && !ji->saved;
+	struct ej_report *r = ej_journal_report(j);
 
-	memset(&c, 0, sizeof(c));
-	if (internal && jmap_open(&m, ctx->fs, ji->ino))
-		internal = 0;
-	for (t = 0; t < r->nr_txns; t++) {
-		const struct jbd2_txn_info *ti = &r->txns[t];
-		unsigned long b = ti->first_block;
-		unsigned int k;
-
-		for (k = 0; ti->replay && k < ti->nr_blocks; k++) {
-			if (internal) {
-				blk64_t pb = jmap_touch(&m, &c, b);
-
-				if (pb)
-					wb_touch(&c, pb, 0);
-			}
-			while (p < r->nr_blocks && r->blocks[p].tid == ti->tid &&
-			       r->blocks[p].jblock == b) {
-				if (replay_writes(&r->blocks[p]))
-					wb_touch(&c, r->blocks[p].fsblock, 1);
-				p++;
-			}
-			if (++b >= j->j_last)
-				b = j->j_first;
-		}
-		/* the blocks of a transaction it does not replay */
-		while (p < r->nr_blocks && r->blocks[p].tid == ti->tid)
-			p++;
-	}
-	if (internal)
-		jmap_close(&m);
-	return wb_flush(&c);
-}
-
-static void count_replayed(struct e2fsck_ctx *ctx, journal_t *j)
-{
+	memset(m, 0, sizeof(*m));
 	if (!ctx->count_kbytes)
 		return;
+	m->j = j;
+	m->t = (size_t)-1;
+	m->internal = !ji->external && !ji->saved;
+	if (m->internal && jmap_open(&m->m, ctx->fs, ji->ino))
+		m->internal = 0;
+	r->block_fn = kb_block;
+	r->block_arg = m;
+}
+
+static void count_replayed(struct e2fsck_ctx *ctx, journal_t *j,
+			   struct kb_model *m)
+{
+	struct ej_report *r = ej_journal_report(j);
+
+	if (!ctx->count_kbytes)
+		return;
+	r->block_fn = NULL;
+	if (m->t == (size_t)-1) {
+		m->t = 0;
+		if (r->nr_txns)
+			m->b = r->txns[0].first_block;
+	}
+	while (m->t < r->nr_txns)
+		kb_next_txn(m, r);
+	if (m->internal)
+		jmap_close(&m->m);
 	ctx->replay_bytes += (unsigned long long)ctx->fs->blocksize *
-			     replay_block_writes(ctx, j);
+			     wb_flush(&m->c);
 }
 
 /*
@@ -1479,6 +1541,7 @@ static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 /* e2fsck's e2fsck_run_ext3_journal, with the library's replay. */
 static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 {
+	struct kb_model kb;
 	struct jcheck jc;
 	journal_t *j = NULL;
 	unsigned int bad, oflags;
@@ -1524,11 +1587,12 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	 * A superblock whose checksum failed is used under replay-all (its
 	 * blocks are checked one by one) and is reason enough to refuse.
 	 */
+	kb_start(ctx, j, &kb);
 	e2f_progress_start(ctx, ej_journal_report(j));
 	ret = jbd2_journal_recover(j);
 	e2f_progress_end(ctx);
 	err = -ret;
-	count_replayed(ctx, j);
+	count_replayed(ctx, j, &kb);
 	bad = ej_journal_report(j)->corrupt;
 	write_report(ctx, j);
 

@@ -311,6 +311,7 @@ static int replay_prepass(ext2_filsys fs, const struct ej_open_opts *opts,
 	r->nr_overrides = n;
 	r->upto_tid = want->upto_tid;
 	r->upto_set = want->upto_set;
+	r->keep_blocks = 1;		/* check_overrides() reads them */
 	bar->report = r;
 	r->progress_fn = ej_bar_progress;
 	r->progress_arg = bar;
@@ -663,6 +664,8 @@ int ej_cmd_replay(int argc, char **argv)
 	r->nr_overrides = nr_ovr;
 	r->upto_tid = (__u32)upto;
 	r->upto_set = upto_set;
+	/* what the report prints and the overrides' explanation read */
+	r->keep_blocks = json || per_block || nr_ovr;
 	bar.report = r;
 	r->progress_fn = ej_bar_progress;
 	r->progress_arg = &bar;

@@ -1319,6 +1319,7 @@ static int load_logged(struct show_ctx *c, const struct ej_open_opts *opts,
 		goto out;
 	}
 	r = ej_journal_report(journal);
+	r->keep_blocks = 1;
 	ej_bar_init(&bar, "reading");
 	bar.report = r;
 	r->progress_fn = ej_bar_progress;

@@ -48,8 +48,49 @@ struct ej_final_block {
 errcode_t ej_report_final_blocks(const struct ej_report *r,
 				 struct ej_final_block **out, size_t *nr);
 
-/* The host wrote nothing after all: every replayed version is not. */
-void ej_report_unreplay(struct ej_report *r);
+/* ------------------------------------------------------------------ */
+/* verdict.c: each logged block's final verdict, decided in one place  */
+
+/* Why the final verdict is what it is. */
+enum ej_verdict_why {
+	EJ_WHY_POLICY = 0,	/* recovery.c's verdict stands */
+	EJ_WHY_UPTO,		/* its transaction is after --upto's */
+	EJ_WHY_USER_SKIP,	/* an override skips it */
+	EJ_WHY_USER_FORCE,	/* an override writes it */
+	EJ_WHY_RANGE,		/* outside the filesystem or in the journal */
+	EJ_WHY_NO_DATA,		/* its log block could not be read */
+	EJ_WHY_JSB,		/* the journal superblock is not trusted */
+	EJ_WHY_MAX
+};
+
+struct ej_verdict_in {
+	int		policy_verdict;	/* recovery.c's, enum jbd2_block_verdict */
+	int		policy;		/* enum jbd2_replay_policy */
+	__u32		tid;		/* its transaction */
+	int		have_data;	/* its log block was read */
+	int		in_range;	/* the host may write its fs block */
+	int		user_skip;	/* an override {tid, block} says skip */
+	int		user_force;	/* an override {tid, block} says write */
+	int		upto_set;	/* --upto: no tid after upto_tid */
+	__u32		upto_tid;
+	int		jsb_bad_csum;	/* the journal superblock's csum failed */
+};
+
+struct ej_verdict_out {
+	int		verdict;	/* enum jbd2_block_verdict */
+	int		why;		/* enum ej_verdict_why */
+	unsigned int	corrupt;	/* JBD2_CORRUPT_* this block raises */
+};
+
+void ej_verdict_decide(const struct ej_verdict_in *in,
+		       struct ej_verdict_out *out);
+const char *ej_verdict_why_name(int why);
+
+/* What a journal superblock that failed its checksum means per policy. */
+#define EJ_JSB_TRUSTED	0	/* used: replay as the log says */
+#define EJ_JSB_SKIP	1	/* "stop": nothing replayed, log reset */
+#define EJ_JSB_REFUSE	2	/* "refuse": nothing replayed, refused */
+int ej_verdict_jsb(int policy, int jsb_bad_csum);
 
 /* ------------------------------------------------------------------ */
 /* jopen.c / jglue.c: the io_channel host                              */

@@ -267,8 +267,10 @@ struct ej_report {
 	__u32			next_tid;	/* tid after the log */
 	struct jbd2_txn_info	*txns;
 	size_t			nr_txns, max_txns;
+	/* every logged block, in log order: only with keep_blocks */
 	struct ej_block_entry	*blocks;
 	size_t			nr_blocks, max_blocks;
+	size_t			nr_logged;	/* logged blocks, kept or not */
 	struct ej_revoke_entry	*revokes;
 	size_t			nr_revokes, max_revokes;
 	unsigned long		counts[JBD2_BLOCK_VERDICT_MAX];
@@ -280,6 +282,21 @@ struct ej_report {
 	size_t			nr_overrides;
 	__u32			upto_tid;	/* replay no tid after this */
 	int			upto_set;
+	/* what the host knows: the journal superblock failed its checksum */
+	int			jsb_bad_csum;
+	/*
+	 * Keep blocks[] (ej_report_json lists it, ej_report_text's per-block
+	 * table prints it); without it the report takes memory for the
+	 * distinct blocks replayed, not for every version the log holds.
+	 * block_fn, if set, sees each logged block's final verdict as it is
+	 * decided (a later version may still supersede a replayed one).
+	 */
+	int			keep_blocks;
+	void			(*block_fn)(void *arg, __u32 tid,
+					    unsigned long jblock,
+					    unsigned long long fsblock,
+					    int verdict);
+	void			*block_arg;
 	/*
 	 * Called by the libext2fs host as recovery reads the log (pass
 	 * EJ_PROGRESS_READ: @done of @total log blocks, from s_start; it

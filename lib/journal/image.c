@@ -230,6 +230,7 @@ static errcode_t load_journal(ej_image *img, int plan)
 	r->nr_overrides = img->nr_ovr;
 	r->upto_tid = img->opts.upto_tid;
 	r->upto_set = !!(img->opts.flags & EJ_OPT_UPTO);
+	r->keep_blocks = 1;	/* ej_image_block() and the reports list them */
 	return 0;
 }
 

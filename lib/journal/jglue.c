@@ -967,18 +967,6 @@ static errcode_t read_finals(struct ej_host *h, const struct ej_final_block *f,
 	return read_spans(h, f, buf, c, ns);
 }
 
-/*
- * recovery.c starts from a clean slate of corruption flags, so it cannot
- * see that the journal superblock failed its checksum when the journal
- * was opened.  Under "refuse" that alone means nothing may be written;
- * under "stop" e2fsprogs 1.47 resets such a journal without replaying it.
- */
-static int skip_writes(struct ej_host *h)
-{
-	return h->journal.j_replay_policy != JBD2_POLICY_REPLAY_ALL &&
-	       (h->info.jsb_problems & EJ_JSB_BAD_CSUM);
-}
-
 /* What the fs channel has written so far, or ~0 when it cannot say. */
 static unsigned long long fs_bytes_written(struct ej_host *h)
 {
@@ -1026,7 +1014,7 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	char *buf = NULL, *part;
 	size_t n, i, batch, step;
 	unsigned int tag = 0, bs;
-	int keep = 0, keep2;
+	int keep = 0, keep2, jsb;
 	errcode_t err, err2;
 
 	if (g) {
@@ -1035,14 +1023,17 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 		if (g->win && g->win->slot >= 0)
 			win_drop(g);
 	}
-	if (g && skip_writes(h)) {
+	/*
+	 * verdict.c gave no block of an untrusted journal a write; recovery.c
+	 * started from a clean slate of corruption flags, so the reason is
+	 * raised here, and "refuse" refuses.
+	 */
+	jsb = ej_verdict_jsb(h->journal.j_replay_policy,
+			     !!(h->info.jsb_problems & EJ_JSB_BAD_CSUM));
+	if (g && jsb != EJ_JSB_TRUSTED) {
 		h->journal.j_replay_corrupt |= JBD2_CORRUPT_SUPERBLOCK;
-		if (g->dirty)
-			ej_report_unreplay(h->journal.j_report);
 		g->dirty = 0;
-		if (h->journal.j_replay_policy == JBD2_POLICY_REFUSE)
-			return EJ_REPLAY_REFUSED;
-		return 0;
+		return jsb == EJ_JSB_REFUSE ? EJ_REPLAY_REFUSED : 0;
 	}
 	if (!g || !g->dirty)
 		return 0;

@@ -975,6 +975,8 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 		err = load_jsb(h);
 	if (err)
 		goto fail;
+	/* an input of every block's verdict (verdict.c) */
+	h->report.jsb_bad_csum = !!(h->info.jsb_problems & EJ_JSB_BAD_CSUM);
 
 	hash = j->j_total_len;
 	if (hash > 0x7fffffffUL)

@@ -3,11 +3,14 @@
  * report.c: what recovery decided, block by block, and the hooks through
  * which recovery.c tells it.
  *
- * recovery.c calls the jbd2_recovery_*() hooks below; they record every
- * transaction, logged block and revoke block in journal->j_report, apply
- * a person's per-block overrides, keep the latest replayed version of
- * each filesystem block in a hash map, and hand replayed blocks to the
- * host.  The same file serves the io_channel host (jglue.c) and the
+ * recovery.c calls the jbd2_recovery_*() hooks below; they have each
+ * block's final verdict decided (verdict.c), record every transaction,
+ * revoke block and the verdict counts in journal->j_report, keep the
+ * latest replayed version of each filesystem block in a hash map, and
+ * hand replayed blocks to the host.  The entry of every logged block
+ * (blocks[], 32 bytes each: the one thing that grows with the log rather
+ * than with the distinct blocks) is kept only when the caller asks
+ * (keep_blocks); the map alone says what to write.  The same file serves the io_channel host (jglue.c) and the
  * in-memory one of the unit tests, so it does no I/O of its own.
  */
 #include <stdarg.h>
@@ -17,11 +20,14 @@
 #include "ej_int.h"
 
 #define EJ_NO_ENTRY	((size_t)-1)
+#define EJ_NOT_KEPT	((size_t)-2)	/* in use, but blocks[] is not kept */
 
-/* fs block -> index of its latest REPLAYED entry in r->blocks */
+/* fs block -> its latest REPLAYED version (and its entry in r->blocks) */
 struct ej_map_slot {
 	unsigned long long	fsblock;
 	size_t			idx;		/* EJ_NO_ENTRY: empty slot */
+	__u32			jblock;		/* logical journal block */
+	__u32			escape;		/* restore the magic */
 };
 
 /* What hangs off ej_report.map. */
@@ -161,6 +167,7 @@ void ej_report_free(struct ej_report *r)
 	r->map = NULL;
 	r->nr_txns = r->max_txns = 0;
 	r->nr_blocks = r->max_blocks = 0;
+	r->nr_logged = 0;
 	r->nr_revokes = r->max_revokes = 0;
 	memset(r->counts, 0, sizeof(r->counts));
 }
@@ -325,17 +332,13 @@ errcode_t ej_report_final_blocks(const struct ej_report *r,
 		return EJ_NO_MEMORY;
 	/* collect, then sort by radix: a few passes however many blocks */
 	for (i = 0; i < p->cap; i++) {
-		const struct ej_block_entry *e;
+		const struct ej_map_slot *s = &p->slots[i];
 
-		if (p->slots[i].idx == EJ_NO_ENTRY ||
-		    p->slots[i].idx >= r->nr_blocks)
+		if (s->idx == EJ_NO_ENTRY)
 			continue;
-		e = &r->blocks[p->slots[i].idx];
-		if (e->verdict != JBD2_BLOCK_REPLAYED)
-			continue;
-		f[n].fsblock = e->fsblock;
-		f[n].jblock = e->jblock;
-		f[n].escape = !!(e->tag_flags & JBD2_FLAG_ESCAPE);
+		f[n].fsblock = s->fsblock;
+		f[n].jblock = s->jblock;
+		f[n].escape = s->escape;
 		n++;
 	}
 	if (!n) {
@@ -353,33 +356,6 @@ errcode_t ej_report_final_blocks(const struct ej_report *r,
 	*out = f;
 	*nr = n;
 	return 0;
-}
-
-void ej_report_unreplay(struct ej_report *r)
-{
-	struct ej_report_priv *p;
-	size_t i;
-
-	if (!r)
-		return;
-	for (i = 0; i < r->nr_blocks; i++) {
-		struct ej_block_entry *e = &r->blocks[i];
-
-		if (e->verdict != JBD2_BLOCK_REPLAYED &&
-		    e->verdict != JBD2_BLOCK_SUPERSEDED)
-			continue;
-		r->counts[e->verdict]--;
-		r->counts[JBD2_BLOCK_NOT_REPLAYED]++;
-		e->verdict = JBD2_BLOCK_NOT_REPLAYED;
-	}
-	for (i = 0; i < r->nr_txns; i++)
-		r->txns[i].replay = 0;
-	p = r->map;
-	if (p && p->cap) {
-		for (i = 0; i < p->cap; i++)
-			p->slots[i].idx = EJ_NO_ENTRY;
-		p->used = 0;
-	}
 }
 
 /* ---------------------------------------------------------- overrides */
@@ -441,15 +417,6 @@ static int ovr_match(struct ej_report *r, __u32 tid,
 	return 0;
 }
 
-/* Skipped blocks a person may still have written (never OUT_OF_RANGE). */
-static int forceable(int verdict)
-{
-	return verdict == JBD2_BLOCK_BAD_CSUM ||
-	       verdict == JBD2_BLOCK_UNTRUSTED_DESC ||
-	       verdict == JBD2_BLOCK_ASYNC_TAIL ||
-	       verdict == JBD2_BLOCK_NOT_REPLAYED;
-}
-
 /* --------------------------------------------------------------- hooks */
 
 int jbd2_recovery_block_ok(journal_t *journal, unsigned long long blocknr)
@@ -474,43 +441,36 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 {
 	struct ej_report *r = journal->j_report;
 	int escape = !!(tag_flags & JBD2_FLAG_ESCAPE);
+	struct ej_verdict_in in = {
+		.policy_verdict	= verdict,
+		.policy		= journal->j_replay_policy,
+		.tid		= tid,
+		.have_data	= obh != NULL,
+		.in_range	= jbd2_recovery_block_ok(journal, blocknr),
+	};
+	struct ej_verdict_out out;
 	struct ej_report_priv *p;
 	struct ej_map_slot *s;
 	struct ej_block_entry *e;
 	size_t idx;
 	int err;
 
-	if (verdict < 0 || verdict >= JBD2_BLOCK_VERDICT_MAX)
-		verdict = JBD2_BLOCK_NOT_REPLAYED;
-
-	if (verdict == JBD2_BLOCK_REPLAYED && r && r->upto_set &&
-	    tid_gt(tid, r->upto_tid))
-		verdict = JBD2_BLOCK_NOT_REPLAYED;
-	if (r && verdict == JBD2_BLOCK_REPLAYED &&
-	    ovr_match(r, tid, blocknr, 0))
-		verdict = JBD2_BLOCK_USER_SKIP;
-	else if (r && forceable(verdict) && obh &&
-		 ovr_match(r, tid, blocknr, 1))
-		verdict = JBD2_BLOCK_REPLAYED;
-
-	/*
-	 * recovery.c checks the range itself; this catches a forced block
-	 * and anything it missed, so that no host ever writes there.
-	 */
-	if (verdict == JBD2_BLOCK_REPLAYED &&
-	    !jbd2_recovery_block_ok(journal, blocknr)) {
-		verdict = JBD2_BLOCK_OUT_OF_RANGE;
-		if (r)
-			r->corrupt |= JBD2_CORRUPT_OUT_OF_RANGE;
+	if (r) {
+		in.user_skip = ovr_match(r, tid, blocknr, 0);
+		in.user_force = ovr_match(r, tid, blocknr, 1);
+		in.upto_set = r->upto_set;
+		in.upto_tid = r->upto_tid;
+		in.jsb_bad_csum = r->jsb_bad_csum;
 	}
-	if (verdict == JBD2_BLOCK_REPLAYED && !obh)
-		verdict = JBD2_BLOCK_IO_ERROR;
+	ej_verdict_decide(&in, &out);
+	verdict = out.verdict;
 
 	if (!r) {
 		if (verdict != JBD2_BLOCK_REPLAYED)
 			return 0;
 		return host_replay(journal, obh, blocknr, escape);
 	}
+	r->corrupt |= out.corrupt;
 
 	p = NULL;
 	if (verdict == JBD2_BLOCK_REPLAYED) {
@@ -518,37 +478,46 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 		if (!p || map_reserve(p))
 			return -ENOMEM;
 	}
-	if (!r->max_blocks)
-		reserve_blocks(r);
-	if (grow_big((void **)&r->blocks, &r->max_blocks, r->nr_blocks,
-		     sizeof(*r->blocks)))
-		return -ENOMEM;
-	idx = r->nr_blocks++;
-	e = &r->blocks[idx];
-	e->tid = tid;
-	e->verdict = verdict;
-	e->tag_flags = tag_flags;
-	e->jblock = jblock;
-	e->fsblock = blocknr;
+	idx = EJ_NOT_KEPT;
+	if (r->keep_blocks) {
+		if (!r->max_blocks)
+			reserve_blocks(r);
+		if (grow_big((void **)&r->blocks, &r->max_blocks,
+			     r->nr_blocks, sizeof(*r->blocks)))
+			return -ENOMEM;
+		idx = r->nr_blocks++;
+		e = &r->blocks[idx];
+		e->tid = tid;
+		e->verdict = verdict;
+		e->tag_flags = tag_flags;
+		e->jblock = jblock;
+		e->fsblock = blocknr;
+	}
+	r->nr_logged++;
 	r->counts[verdict]++;
+	if (r->block_fn)
+		r->block_fn(r->block_arg, tid, jblock, blocknr, verdict);
 	if (verdict != JBD2_BLOCK_REPLAYED)
 		return 0;
 
 	/*
-	 * The map holds REPLAYED entries only (ej_report_unreplay empties
-	 * it), so the older entry is marked without being read first: on a
-	 * long log that read was a cache miss per block.
+	 * The map holds REPLAYED entries only, so the older entry is marked
+	 * without being read first: on a long log that read was a cache
+	 * miss per block.
 	 */
 	s = map_slot(p, blocknr);
 	if (s->idx == EJ_NO_ENTRY) {
 		p->used++;
-	} else if (s->idx < idx) {
-		r->blocks[s->idx].verdict = JBD2_BLOCK_SUPERSEDED;
+	} else {
+		if (s->idx < r->nr_blocks)
+			r->blocks[s->idx].verdict = JBD2_BLOCK_SUPERSEDED;
 		r->counts[JBD2_BLOCK_REPLAYED]--;
 		r->counts[JBD2_BLOCK_SUPERSEDED]++;
 	}
 	s->fsblock = blocknr;
 	s->idx = idx;
+	s->jblock = (__u32)jblock;
+	s->escape = escape;
 
 	err = host_replay(journal, obh, blocknr, escape);
 	return err > 0 ? -err : err;
@@ -563,7 +532,12 @@ void jbd2_recovery_txn(journal_t *journal, const struct jbd2_txn_info *ti)
 	if (grow((void **)&r->txns, &r->max_txns, r->nr_txns,
 		 sizeof(*r->txns)))
 		return;
-	r->txns[r->nr_txns++] = *ti;
+	r->txns[r->nr_txns] = *ti;
+	/* as its blocks: nothing is replayed from an untrusted journal */
+	if (ej_verdict_jsb(journal->j_replay_policy, r->jsb_bad_csum) !=
+	    EJ_JSB_TRUSTED)
+		r->txns[r->nr_txns].replay = 0;
+	r->nr_txns++;
 }
 
 void jbd2_recovery_revoke_block(journal_t *journal, tid_t tid,
@@ -835,7 +809,7 @@ errcode_t ej_report_text(const struct ej_report *r, int per_block,
 			  t->revokes ? "honoured" : "ignored");
 	}
 
-	sb_printf(&b, "\nLogged blocks: %zu", r->nr_blocks);
+	sb_printf(&b, "\nLogged blocks: %zu", r->nr_logged);
 	sep = " (";
 	for (i = 0; i < JBD2_BLOCK_VERDICT_MAX; i++) {
 		if (!r->counts[i])
