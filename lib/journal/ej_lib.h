@@ -58,6 +58,93 @@ struct ej_jsb_limits {
  */
 errcode_t ej_jsb_check(const journal_superblock_t *jsb,
 		       const struct ej_jsb_limits *lim, unsigned int *problems);
+
+/*
+ * ej_jsb_validate(): the one definition of a usable journal superblock,
+ * for e2fsck's journal checks and ej_journal_open() alike.  The checks
+ * run in e2fsprogs 1.47's order (e2fsck_journal_load); the first that
+ * fails is the reason.  @flags say which rules apply beyond e2fsprogs':
+ */
+#define EJ_JSBV_CSUM_OK		0x0001	/* a bad s_checksum is no reason */
+#define EJ_JSBV_SHARED_OK	0x0002	/* s_nr_users > 1 is no reason */
+#define EJ_JSBV_GEOMETRY	0x0004	/* check s_maxlen's minimum, s_first,
+					 * s_start and the users list too */
+
+/* Why a superblock is refused: the first failed check, in this order. */
+enum ej_jsb_reason {
+	EJ_JSBR_OK = 0,
+	EJ_JSBR_NO_MAGIC,	/* not a journal block at all */
+	EJ_JSBR_LOG_BLOCK,	/* a descriptor, commit or revoke block */
+	EJ_JSBR_BAD_TYPE,	/* a block type no superblock has */
+	EJ_JSBR_MULTI_USERS,	/* v2, s_nr_users > 1 */
+	EJ_JSBR_INCOMPAT,	/* unknown incompat features */
+	EJ_JSBR_ROCOMPAT,	/* unknown ro_compat features */
+	EJ_JSBR_BOTH_CSUM,	/* two checksum versions at once */
+	EJ_JSBR_CSUM_TYPE,	/* v2/v3 but not crc32c */
+	EJ_JSBR_CSUM,		/* s_checksum does not verify */
+	EJ_JSBR_BLOCKSIZE,	/* s_blocksize is not the filesystem's */
+	EJ_JSBR_TOO_LONG,	/* s_maxlen beyond the journal's blocks */
+	EJ_JSBR_FAST_COMMIT,	/* the fast-commit area does not fit */
+	EJ_JSBR_MAXLEN,		/* s_maxlen below JBD2_MIN_JOURNAL_BLOCKS */
+	EJ_JSBR_FIRST,		/* s_first on the superblock or past the end */
+	EJ_JSBR_START,		/* s_start outside the log */
+	EJ_JSBR_NOT_USER,	/* external: its users are other filesystems */
+};
+
+/* What the superblock is checked against. */
+struct ej_jsb_env {
+	unsigned int		fs_blocksize;	/* the filesystem's block size */
+	unsigned long long	nr_blocks;	/* blocks the journal has */
+	unsigned long long	sb_lblk;	/* the superblock's own block */
+	const __u8		*fs_uuid;	/* external: users list; or NULL */
+	unsigned int		flags;		/* EJ_JSBV_* */
+};
+
+struct ej_jsb_result {
+	enum ej_jsb_reason	reason;
+	unsigned int		problems;	/* ej_jsb_check()'s bits */
+	int			format;		/* 1, 2, or 0: not a jsb */
+};
+
+/*
+ * Check @jsb against @env.  Returns 0 when it may be used, else the
+ * library's error for res->reason (EJ_BAD_JSB, EJ_UNSUPP_JSB_VERSION,
+ * EJ_UNSUPP_FEATURE, EJ_JOURNAL_TOO_SMALL, EJ_EXT_MULTI_USER,
+ * EJ_EXT_WRONG_FS), or EJ_BAD_ARG.  Reads only the 1024 bytes of @jsb.
+ */
+errcode_t ej_jsb_validate(const journal_superblock_t *jsb,
+			  const struct ej_jsb_env *env,
+			  struct ej_jsb_result *res);
+/* Why an external journal device's ext2 superblock is refused. */
+enum ej_ext_reason {
+	EJ_EXTR_OK = 0,
+	EJ_EXTR_NOT_JOURNAL,	/* no ext2 magic, or no journal_dev */
+	EJ_EXTR_WRONG_FS,	/* its UUID is not the one @journal_uuid */
+	EJ_EXTR_BLOCKSIZE,	/* its block size is not the filesystem's */
+	EJ_EXTR_TOO_SMALL,	/* no room for a log after the superblocks */
+};
+
+/*
+ * Check the ext2 superblock of an external journal device (host order),
+ * in e2fsprogs 1.47's order (e2fsck_get_journal).  @journal_uuid, when
+ * not NULL, is the filesystem's s_journal_uuid; with @geometry 0 only
+ * what e2fsprogs checks is checked.  Returns 0, EJ_EXT_NOT_JOURNAL,
+ * EJ_EXT_WRONG_FS, EJ_EXT_BAD_SB or EJ_BAD_ARG; the reason in *reason.
+ */
+errcode_t ej_ext_sb_validate(const struct ext2_super_block *es,
+			     const __u8 *journal_uuid,
+			     unsigned int fs_blocksize, int geometry,
+			     enum ej_ext_reason *reason);
+
+/*
+ * Is @inode fit to hold a journal of @blocksize-byte blocks, before its
+ * blocks are mapped?  e2fsprogs' conditions (links, a regular file, not
+ * encrypted; at least JBD2_MIN_JOURNAL_BLOCKS long), and no inline data.
+ * Returns 0, EJ_BAD_JOURNAL_INODE, EJ_JOURNAL_TOO_SMALL or EJ_BAD_ARG.
+ */
+errcode_t ej_jinode_validate(const struct ext2_inode *inode,
+			     unsigned int blocksize);
+
 /* crc32c(~0, the 1024 bytes with s_checksum counted as zero). */
 __u32 ej_jsb_csum(const journal_superblock_t *jsb);
 /* 1 if s_checksum matches, or if the superblock has no v2/v3 checksum. */
