@@ -155,6 +155,52 @@ void ej_jsb_csum_set(journal_superblock_t *jsb);
 __u32 ej_jsb_csum_seed(const journal_superblock_t *jsb);
 
 /* ------------------------------------------------------------------ */
+/* What a recovery's result means (outcome.c)                          */
+
+/*
+ * The one reading of jbd2_journal_recover()'s result that e2fsck's
+ * journal phase and "e2journal replay" share: what to do with the
+ * journal, what to say (the programs word it), how to exit.
+ */
+enum ej_outcome_action {
+	EJ_OUTCOME_FINISH,	/* reset the journal; needs_recovery goes */
+	EJ_OUTCOME_REFUSED,	/* nothing replayed; journal and flag kept */
+	EJ_OUTCOME_KEEP,	/* no verdict (memory, I/O): all kept */
+};
+
+/* What to say (bits of ej_outcome.msgs). */
+#define EJ_MSG_RC_CSUM		0x0001	/* "Journal checksum error found" */
+#define EJ_MSG_RC_CORRUPT	0x0002	/* "Journal corrupted" */
+#define EJ_MSG_RC_ERROR		0x0004	/* @err while recovering */
+#define EJ_MSG_KEPT		0x0008	/* @err; the journal is kept */
+#define EJ_MSG_REFUSED		0x0010	/* the damage; nothing replayed */
+#define EJ_MSG_TXN_CORRUPT	0x0020	/* stop: j_failed_commit's commit */
+#define EJ_MSG_OUT_OF_RANGE	0x0040	/* stop: tags outside, not written */
+#define EJ_MSG_REPLAYED_ANYWAY	0x0080	/* the damage; what was replayed */
+
+struct ej_recovery_result {
+	int		policy;		/* the policy recovery ran under */
+	int		rc;		/* jbd2_journal_recover()'s return */
+	unsigned int	corrupt;	/* the report's JBD2_CORRUPT_* */
+	tid_t		failed_commit;	/* j_failed_commit */
+};
+
+struct ej_outcome {
+	enum ej_outcome_action	action;
+	unsigned int		msgs;		/* EJ_MSG_* */
+	errcode_t		err;		/* for RC_ERROR and KEPT */
+	int			flagged;	/* the policy flags the fs */
+	int			check;		/* a full check is needed */
+	int			exit_code;	/* fsck(8) status, ending here */
+};
+
+void ej_recovery_outcome(const struct ej_recovery_result *in,
+			 struct ej_outcome *out);
+/* The same for @journal, recovered under @policy with result @rc. */
+void ej_journal_outcome(journal_t *journal, int policy, int rc,
+			struct ej_outcome *out);
+
+/* ------------------------------------------------------------------ */
 /* Opening a journal (jopen.c, jglue.c)                                */
 
 #define EJ_OPEN_READONLY	0x0001	/* never write anything */

@@ -958,6 +958,19 @@ struct ej_report *ej_journal_report(journal_t *journal)
 	return &h->report;
 }
 
+/* ej_recovery_outcome() with the result read from @journal's report. */
+void ej_journal_outcome(journal_t *journal, int policy, int rc,
+			struct ej_outcome *out)
+{
+	struct ej_recovery_result in = { .policy = policy, .rc = rc };
+
+	if (journal) {
+		in.corrupt = ej_journal_report(journal)->corrupt;
+		in.failed_commit = journal->j_failed_commit;
+	}
+	ej_recovery_outcome(journal ? &in : NULL, out);
+}
+
 errcode_t ej_journal_read_block(journal_t *journal, unsigned long lblk,
 				void *buf)
 {
