@@ -1476,14 +1476,67 @@ static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 	return err;
 }
 
+/* refuse (or a superblock in doubt): what was found, nothing replayed. */
+static void say_refused(struct e2fsck_ctx *ctx, journal_t *j)
+{
+	char *text = NULL;
+
+	say_damage(ctx, ej_journal_report(j)->corrupt);
+	if (!ej_report_text(ej_journal_report(j), 0, &text))
+		log_out(ctx, "%s", text);
+	free(text);
+	log_out(ctx,
+		"%s: nothing replayed%s; the journal and the needs_recovery flag are left as they were\n",
+		ctx->device_name,
+		ctx->policy == JBD2_POLICY_REFUSE ?
+		" (journal_policy=refuse)" :
+		": the journal superblock's V2 fields are invalid and the log does not parse cleanly");
+}
+
+/*
+ * Let the recovered journal go: under stop as e2fsprogs 1.47 does (its
+ * own bookkeeping, bit for bit; it stores -EINVAL unswapped, and any
+ * non-zero s_errno means the same), otherwise through the library.
+ */
+static errcode_t finish_journal(struct e2fsck_ctx *ctx, journal_t *j,
+				const struct ej_outcome *o, int ret)
+{
+	journal_superblock_t *jsb = j->j_superblock;
+	errcode_t err;
+
+	if (ctx->policy != JBD2_POLICY_STOP) {
+		err = ej_journal_finish(j);
+		if (o->msgs & EJ_MSG_REPLAYED_ANYWAY)
+			say_replayed_anyway(ctx, j);
+		return err;
+	}
+	if (o->msgs & EJ_MSG_TXN_CORRUPT) {
+		fix_problem(ctx, PR_0_JNL_TXN_CORRUPT, j->j_failed_commit);
+		jsb->s_errno = ext2fs_cpu_to_le32((__u32)-EINVAL);
+	}
+	if (ret)
+		jsb->s_sequence = cpu_to_be32(j->j_tail_sequence);
+	else
+		jsb->s_sequence = cpu_to_be32(j->j_transaction_sequence);
+	jsb->s_start = 0;
+	err = ej_journal_write_sb(j);
+	if (o->msgs & EJ_MSG_OUT_OF_RANGE)
+		log_out(ctx,
+			"%s: %lu logged block(s) name a place outside the filesystem or inside the journal; not written\n",
+			ctx->device_name,
+			ej_journal_report(j)->counts[JBD2_BLOCK_OUT_OF_RANGE]);
+	return err;
+}
+
 /* e2fsck's e2fsck_run_ext3_journal, with the library's replay. */
 static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 {
+	struct ej_outcome o = { .action = EJ_OUTCOME_FINISH };
 	struct jcheck jc;
 	journal_t *j = NULL;
-	unsigned int bad, oflags;
+	unsigned int oflags;
 	int policy = ctx->policy;
-	errcode_t err;
+	errcode_t err, ferr;
 	int ret = 0;
 
 	/* a log whose layout is in doubt is replayed only if it parses */
@@ -1527,96 +1580,41 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	e2f_progress_start(ctx, ej_journal_report(j));
 	ret = jbd2_journal_recover(j);
 	e2f_progress_end(ctx);
-	err = -ret;
 	count_replayed(ctx, j);
-	bad = ej_journal_report(j)->corrupt;
 	write_report(ctx, j);
+	ej_journal_outcome(j, policy, ret, &o);
+	err = -ret;
 
-	/*
-	 * Under replay-all and refuse a failure that is no verdict on the
-	 * journal (memory, I/O on the filesystem) leaves it for another
-	 * run: nothing is reset, nothing is checked.
-	 */
-	if (ret && ret != -EFSBADCRC && ret != -EFSCORRUPTED &&
-	    ctx->policy != JBD2_POLICY_STOP) {
-		e2f_com_err(ctx, ctx->program_name, err,
+	switch (o.action) {
+	case EJ_OUTCOME_KEEP:
+		e2f_com_err(ctx, ctx->program_name, o.err,
 			    "while recovering journal of %s; the journal is kept",
 			    ctx->device_name);
-		ej_journal_close(j);
-		ext2fs_free(ctx->fs);
-		ctx->fs = NULL;
-		ctx->exit_value |= FSCK_ERROR;
-		ctx->flags |= E2F_FLAG_NO_ENGINE;
-		return;
-	}
-
-	if (policy == JBD2_POLICY_REFUSE && bad) {
-		char *text = NULL;
-
-		say_damage(ctx, bad);
-		if (!ej_report_text(ej_journal_report(j), 0, &text))
-			log_out(ctx, "%s", text);
-		free(text);
-		log_out(ctx,
-			"%s: nothing replayed%s; the journal and the needs_recovery flag are left as they were\n",
-			ctx->device_name,
-			ctx->policy == JBD2_POLICY_REFUSE ?
-			" (journal_policy=refuse)" :
-			": the journal superblock's V2 fields are invalid and the log does not parse cleanly");
-		ej_journal_close(j);
-		ext2fs_free(ctx->fs);
-		ctx->fs = NULL;
-		ctx->exit_value |= FSCK_UNCORRECTED;
-		ctx->flags |= E2F_FLAG_NO_ENGINE;
-		return;
-	}
-
-	if (ctx->policy == JBD2_POLICY_STOP) {
-		journal_superblock_t *jsb = j->j_superblock;
-
-		/*
-		 * e2fsck's own bookkeeping, bit for bit (it stores -EINVAL
-		 * unswapped; any non-zero s_errno means the same).
-		 */
-		if (!ret && j->j_failed_commit) {
-			fix_problem(ctx, PR_0_JNL_TXN_CORRUPT,
-				    j->j_failed_commit);
-			jsb->s_errno = ext2fs_cpu_to_le32((__u32)-EINVAL);
-		}
-		if (ret)
-			jsb->s_sequence = cpu_to_be32(j->j_tail_sequence);
-		else
-			jsb->s_sequence =
-				cpu_to_be32(j->j_transaction_sequence);
-		jsb->s_start = 0;
-		ret = -ej_journal_write_sb(j);
-		if (ret && !err)
-			err = -ret;
-		/* the rule that holds under every policy */
-		if (bad & JBD2_CORRUPT_OUT_OF_RANGE) {
-			struct ej_report *r = ej_journal_report(j);
-
-			log_out(ctx,
-				"%s: %lu logged block(s) name a place outside the filesystem or inside the journal; not written\n",
-				ctx->device_name,
-				r->counts[JBD2_BLOCK_OUT_OF_RANGE]);
-			ctx->flags |= E2F_FLAG_FLAGGED;
-			ctx->exit_value |= FSCK_NONDESTRUCT;
-		}
-	} else {
-		errcode_t ferr = ej_journal_finish(j);
-
+		break;
+	case EJ_OUTCOME_REFUSED:
+		say_refused(ctx, j);
+		break;
+	case EJ_OUTCOME_FINISH:
+		ferr = finish_journal(ctx, j, &o, ret);
 		if (ferr && !err)
 			err = ferr;
-		if (bad) {
-			say_replayed_anyway(ctx, j);
-			ctx->flags |= E2F_FLAG_FLAGGED;
-			ctx->exit_value |= FSCK_NONDESTRUCT;
-		}
+		break;
+	}
+	ctx->exit_value |= o.exit_code & ~FSCK_NONDESTRUCT;
+	if (o.flagged) {
+		ctx->flags |= E2F_FLAG_FLAGGED;
+		ctx->exit_value |= FSCK_NONDESTRUCT;
 	}
 done:
 	if (j)
 		ej_journal_close(j);
+	if (o.action != EJ_OUTCOME_FINISH) {
+		/* nothing is reset, nothing is checked */
+		ext2fs_free(ctx->fs);
+		ctx->fs = NULL;
+		ctx->flags |= E2F_FLAG_NO_ENGINE;
+		return;
+	}
 	after_replay(ctx, io, err != 0);
 
 	if (err == EFSBADCRC)
