@@ -93,10 +93,10 @@ enum ej_jsb_reason {
 
 /* What the superblock is checked against. */
 struct ej_jsb_env {
-	unsigned int		fs_blocksize;	/* the filesystem's block size */
+	unsigned int		fs_blocksize;	/* the filesystem's */
 	unsigned long long	nr_blocks;	/* blocks the journal has */
 	unsigned long long	sb_lblk;	/* the superblock's own block */
-	const __u8		*fs_uuid;	/* external: users list; or NULL */
+	const __u8		*fs_uuid;	/* external: users; or NULL */
 	unsigned int		flags;		/* EJ_JSBV_* */
 };
 
@@ -191,7 +191,7 @@ struct ej_outcome {
 	errcode_t		err;		/* for RC_ERROR and KEPT */
 	int			flagged;	/* the policy flags the fs */
 	int			check;		/* a full check is needed */
-	int			exit_code;	/* fsck(8) status, ending here */
+	int			exit_code;	/* fsck(8) status if last */
 };
 
 void ej_recovery_outcome(const struct ej_recovery_result *in,
