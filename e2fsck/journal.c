@@ -136,11 +136,14 @@ static errcode_t check_inode(struct e2fsck_ctx *ctx, struct jcheck *jc)
 	struct ext2_inode *in = &jc->inode;
 	struct last_block lb = { -1 };
 
-	if (!in->i_links_count || !LINUX_S_ISREG(in->i_mode) ||
-	    (in->i_flags & EXT4_ENCRYPT_FL))
-		return EXT2_ET_NO_JOURNAL;
-	if (EXT2_I_SIZE(in) / fs->blocksize < JBD2_MIN_JOURNAL_BLOCKS)
+	switch (ej_jinode_validate(in, fs->blocksize)) {
+	case 0:
+		break;
+	case EJ_JOURNAL_TOO_SMALL:
 		return EXT2_ET_JOURNAL_TOO_SMALL;
+	default:
+		return EXT2_ET_NO_JOURNAL;
+	}
 	ext2fs_block_iterate3(fs, jc->ino, BLOCK_FLAG_HOLE, NULL, note_block,
 			      &lb);
 	if ((unsigned long long)(lb.last + 1) * fs->blocksize <
@@ -220,6 +223,7 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 	ext2_filsys fs = ctx->fs;
 	unsigned int bs = fs->blocksize;
 	struct ext2_super_block *es, sb;
+	enum ej_ext_reason reason;
 	unsigned long long start, maxlen;
 	const char *name;
 	char *buf;
@@ -252,14 +256,12 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 	es = (struct ext2_super_block *)(start ? buf : buf + SUPERBLOCK_OFFSET);
 	memcpy(&sb, es, sizeof(sb));
 	super_to_cpu(&sb);
-	if (sb.s_magic != EXT2_SUPER_MAGIC ||
-	    !ext2fs_has_feature_journal_dev(&sb)) {
-		fix_problem(ctx, PR_0_EXT_JOURNAL_BAD_SUPER, 0);
-		err = EXT2_ET_LOAD_EXT_JOURNAL;
-		goto out;
-	}
-	if (memcmp(es->s_uuid, fs->super->s_journal_uuid, 16)) {
-		fix_problem(ctx, PR_0_JOURNAL_BAD_UUID, 0);
+	/* only what e2fsprogs checks (the library's rules, e2fsck's words) */
+	if (ej_ext_sb_validate(&sb, fs->super->s_journal_uuid, bs, 0,
+			       &reason)) {
+		fix_problem(ctx, reason == EJ_EXTR_WRONG_FS ?
+			    PR_0_JOURNAL_BAD_UUID : PR_0_EXT_JOURNAL_BAD_SUPER,
+			    0);
 		err = EXT2_ET_LOAD_EXT_JOURNAL;
 		goto out;
 	}
@@ -332,17 +334,18 @@ static int has_incompat(struct jcheck *jc, __u32 mask)
  * reads it as Linux would, and is replayed only if it parses cleanly
  * (run_journal); the fields are cleared once the log is empty.
  */
-static void clear_v2_fields(struct e2fsck_ctx *ctx, struct jcheck *jc)
+static int clear_v2_fields(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	if (!ctx->jsb_v2_kept) {
 		if (!fix_problem(ctx, PR_0_CLEAR_V2_JOURNAL, 0))
-			return;
+			return 0;
 		ctx->flags |= E2F_FLAG_PROBLEMS_FIXED;
 		if (!ctx->dry && ctx->policy != JBD2_POLICY_STOP &&
 		    ext2fs_has_feature_journal_needs_recovery(ctx->fs->super))
 			ctx->jsb_v2_kept = 1;
 	}
 	memset(jc->buf + V1_SB_SIZE, 0, ctx->fs->blocksize - V1_SB_SIZE);
+	return 1;
 }
 
 /* The superblock on disk must stay as it is for now (clear_v2_fields). */
@@ -361,13 +364,32 @@ static errcode_t corrupt_sb(struct e2fsck_ctx *ctx, const char *fmt)
 	return EXT2_ET_CORRUPT_JOURNAL_SB;
 }
 
+/* Check the superblock as e2fsprogs does (ej_jsb_validate()). */
+static enum ej_jsb_reason jsb_reason(struct e2fsck_ctx *ctx, struct jcheck *jc,
+				     struct ej_jsb_result *res)
+{
+	struct ej_jsb_env env = {
+		.fs_blocksize = ctx->fs->blocksize,
+		.nr_blocks = jc->total_len,
+	};
+
+	/*
+	 * e2fsprogs resets a journal whose superblock checksum fails,
+	 * unread.  Under replay-all and refuse a superblock whose only fault
+	 * is its checksum is used (and the damage flagged): its log may hold
+	 * the only copy of recent metadata.
+	 */
+	if (ctx->policy != JBD2_POLICY_STOP)
+		env.flags |= EJ_JSBV_CSUM_OK;
+	ej_jsb_validate(jc->jsb, &env, res);
+	return res->reason;
+}
+
 static errcode_t load_journal(struct e2fsck_ctx *ctx, struct jcheck *jc)
 {
 	journal_superblock_t *jsb = jc->jsb;
-	unsigned int bs = ctx->fs->blocksize;
+	struct ej_jsb_result res;
 	unsigned long maxlen, nfc;
-	__u32 v23;
-	int bad_csum;
 	errcode_t err;
 
 	err = io_channel_read_blk64(jc->io, jc->sb_blk, 1, jc->buf);
@@ -377,76 +399,54 @@ static errcode_t load_journal(struct e2fsck_ctx *ctx, struct jcheck *jc)
 				"reading journal superblock\n");
 		return err;
 	}
-	if (be32_to_cpu(jsb->s_header.h_magic) != JBD2_MAGIC_NUMBER)
+	switch (jsb_reason(ctx, jc, &res)) {
+	case EJ_JSBR_NO_MAGIC:
 		return JSB_NO_MAGIC;
-
-	switch (be32_to_cpu(jsb->s_header.h_blocktype)) {
-	case JBD2_SUPERBLOCK_V1:
-		jc->format = 1;
-		if (jsb->s_feature_compat || jsb->s_feature_incompat ||
-		    jsb->s_feature_ro_compat || jsb->s_nr_users)
-			clear_v2_fields(ctx, jc);
-		break;
-	case JBD2_SUPERBLOCK_V2:
-		jc->format = 2;
-		if (be32_to_cpu(jsb->s_nr_users) > 1 &&
-		    uuid_null(ctx->fs->super->s_journal_uuid))
-			clear_v2_fields(ctx, jc);
-		if (be32_to_cpu(jsb->s_nr_users) > 1) {
-			fix_problem(ctx, PR_0_JOURNAL_UNSUPP_MULTIFS, 0);
-			return EXT2_ET_JOURNAL_UNSUPP_VERSION;
-		}
-		break;
-	case JBD2_DESCRIPTOR_BLOCK:
-	case JBD2_COMMIT_BLOCK:
-	case JBD2_REVOKE_BLOCK:
+	case EJ_JSBR_LOG_BLOCK:
 		return EXT2_ET_CORRUPT_JOURNAL_SB;
-	default:
+	case EJ_JSBR_BAD_TYPE:
 		return EXT2_ET_JOURNAL_UNSUPP_VERSION;
+	case EJ_JSBR_MULTI_USERS:
+		/* an internal journal has no users: the fields are wrong */
+		if (uuid_null(ctx->fs->super->s_journal_uuid) &&
+		    clear_v2_fields(ctx, jc) &&
+		    jsb_reason(ctx, jc, &res) != EJ_JSBR_MULTI_USERS)
+			break;
+		fix_problem(ctx, PR_0_JOURNAL_UNSUPP_MULTIFS, 0);
+		return EXT2_ET_JOURNAL_UNSUPP_VERSION;
+	default:
+		break;
 	}
+	jc->format = res.format;
+	if (res.problems & EJ_JSB_V1_WITH_V2)
+		clear_v2_fields(ctx, jc);
 
-	if (has_incompat(jc, ~JBD2_KNOWN_INCOMPAT_FEATURES))
+	switch (res.reason) {
+	case EJ_JSBR_OK:
+		break;
+	case EJ_JSBR_INCOMPAT:
 		return EXT2_ET_UNSUPP_FEATURE;
-	if (jc->format >= 2 && jsb->s_feature_ro_compat)
+	case EJ_JSBR_ROCOMPAT:
 		return EXT2_ET_RO_UNSUPP_FEATURE;
-
-	v23 = JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3;
-	if (has_incompat(jc, JBD2_FEATURE_INCOMPAT_CSUM_V2) &&
-	    has_incompat(jc, JBD2_FEATURE_INCOMPAT_CSUM_V3))
-		return EXT2_ET_CORRUPT_JOURNAL_SB;
-	if (has_incompat(jc, v23) && jc->format >= 2 &&
-	    (be32_to_cpu(jsb->s_feature_compat) &
-	     JBD2_FEATURE_COMPAT_CHECKSUM))
-		return EXT2_ET_CORRUPT_JOURNAL_SB;
-	if (has_incompat(jc, v23)) {
-		if (jsb->s_checksum_type != JBD2_CRC32C_CHKSUM_TYPE)
-			return EXT2_ET_CORRUPT_JOURNAL_SB;
-		bad_csum = !ej_jsb_csum_verify(jsb);
-		/*
-		 * e2fsprogs resets such a journal unread.  Under replay-all
-		 * and refuse a superblock whose only fault is its checksum
-		 * is used (and the damage flagged): its log may hold the
-		 * only copy of recent metadata.
-		 */
-		if (bad_csum && ctx->policy == JBD2_POLICY_STOP)
-			return EXT2_ET_CORRUPT_JOURNAL_SB;
-		jc->csum_bad = bad_csum;
-	}
-
-	if (be32_to_cpu(jsb->s_blocksize) != bs)
+	case EJ_JSBR_BLOCKSIZE:
 		return corrupt_sb(ctx, "%s: no valid journal superblock found\n");
+	case EJ_JSBR_TOO_LONG:
+		return corrupt_sb(ctx, "%s: journal too short\n");
+	case EJ_JSBR_FAST_COMMIT:
+		return corrupt_sb(ctx, "%s: incorrect fast commit blocks\n");
+	default:
+		/* two checksum versions, not crc32c, or (stop) a bad sum */
+		return EXT2_ET_CORRUPT_JOURNAL_SB;
+	}
+	jc->csum_bad = !!(res.problems & EJ_JSB_BAD_CSUM);
+
 	maxlen = be32_to_cpu(jsb->s_maxlen);
 	if (maxlen < jc->total_len)
 		jc->total_len = maxlen;
-	else if (maxlen > jc->total_len)
-		return corrupt_sb(ctx, "%s: journal too short\n");
 	if (has_incompat(jc, JBD2_FEATURE_INCOMPAT_FAST_COMMIT)) {
 		nfc = be32_to_cpu(jsb->s_num_fc_blks);
 		if (!nfc)
 			nfc = JBD2_DEFAULT_FAST_COMMIT_BLOCKS;
-		if (maxlen - nfc < JBD2_MIN_JOURNAL_BLOCKS || nfc > maxlen)
-			return corrupt_sb(ctx,
-					  "%s: incorrect fast commit blocks\n");
 		jc->fc_first = maxlen - nfc + 1;
 	}
 	return 0;
@@ -1538,15 +1538,68 @@ static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 	return err;
 }
 
+/* refuse (or a superblock in doubt): what was found, nothing replayed. */
+static void say_refused(struct e2fsck_ctx *ctx, journal_t *j)
+{
+	char *text = NULL;
+
+	say_damage(ctx, ej_journal_report(j)->corrupt);
+	if (!ej_report_text(ej_journal_report(j), 0, &text))
+		log_out(ctx, "%s", text);
+	free(text);
+	log_out(ctx,
+		"%s: nothing replayed%s; the journal and the needs_recovery flag are left as they were\n",
+		ctx->device_name,
+		ctx->policy == JBD2_POLICY_REFUSE ?
+		" (journal_policy=refuse)" :
+		": the journal superblock's V2 fields are invalid and the log does not parse cleanly");
+}
+
+/*
+ * Let the recovered journal go: under stop as e2fsprogs 1.47 does (its
+ * own bookkeeping, bit for bit; it stores -EINVAL unswapped, and any
+ * non-zero s_errno means the same), otherwise through the library.
+ */
+static errcode_t finish_journal(struct e2fsck_ctx *ctx, journal_t *j,
+				const struct ej_outcome *o, int ret)
+{
+	journal_superblock_t *jsb = j->j_superblock;
+	errcode_t err;
+
+	if (ctx->policy != JBD2_POLICY_STOP) {
+		err = ej_journal_finish(j);
+		if (o->msgs & EJ_MSG_REPLAYED_ANYWAY)
+			say_replayed_anyway(ctx, j);
+		return err;
+	}
+	if (o->msgs & EJ_MSG_TXN_CORRUPT) {
+		fix_problem(ctx, PR_0_JNL_TXN_CORRUPT, j->j_failed_commit);
+		jsb->s_errno = ext2fs_cpu_to_le32((__u32)-EINVAL);
+	}
+	if (ret)
+		jsb->s_sequence = cpu_to_be32(j->j_tail_sequence);
+	else
+		jsb->s_sequence = cpu_to_be32(j->j_transaction_sequence);
+	jsb->s_start = 0;
+	err = ej_journal_write_sb(j);
+	if (o->msgs & EJ_MSG_OUT_OF_RANGE)
+		log_out(ctx,
+			"%s: %lu logged block(s) name a place outside the filesystem or inside the journal; not written\n",
+			ctx->device_name,
+			ej_journal_report(j)->counts[JBD2_BLOCK_OUT_OF_RANGE]);
+	return err;
+}
+
 /* e2fsck's e2fsck_run_ext3_journal, with the library's replay. */
 static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 {
+	struct ej_outcome o = { .action = EJ_OUTCOME_FINISH };
 	struct kb_model kb;
 	struct jcheck jc;
 	journal_t *j = NULL;
-	unsigned int bad, oflags;
+	unsigned int oflags;
 	int policy = ctx->policy;
-	errcode_t err;
+	errcode_t err, ferr;
 	int ret = 0;
 
 	/* a log whose layout is in doubt is replayed only if it parses */
@@ -1591,96 +1644,41 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	e2f_progress_start(ctx, ej_journal_report(j));
 	ret = jbd2_journal_recover(j);
 	e2f_progress_end(ctx);
-	err = -ret;
 	count_replayed(ctx, j, &kb);
-	bad = ej_journal_report(j)->corrupt;
 	write_report(ctx, j);
+	ej_journal_outcome(j, policy, ret, &o);
+	err = -ret;
 
-	/*
-	 * Under replay-all and refuse a failure that is no verdict on the
-	 * journal (memory, I/O on the filesystem) leaves it for another
-	 * run: nothing is reset, nothing is checked.
-	 */
-	if (ret && ret != -EFSBADCRC && ret != -EFSCORRUPTED &&
-	    ctx->policy != JBD2_POLICY_STOP) {
-		e2f_com_err(ctx, ctx->program_name, err,
+	switch (o.action) {
+	case EJ_OUTCOME_KEEP:
+		e2f_com_err(ctx, ctx->program_name, o.err,
 			    "while recovering journal of %s; the journal is kept",
 			    ctx->device_name);
-		ej_journal_close(j);
-		ext2fs_free(ctx->fs);
-		ctx->fs = NULL;
-		ctx->exit_value |= FSCK_ERROR;
-		ctx->flags |= E2F_FLAG_NO_ENGINE;
-		return;
-	}
-
-	if (policy == JBD2_POLICY_REFUSE && bad) {
-		char *text = NULL;
-
-		say_damage(ctx, bad);
-		if (!ej_report_text(ej_journal_report(j), 0, &text))
-			log_out(ctx, "%s", text);
-		free(text);
-		log_out(ctx,
-			"%s: nothing replayed%s; the journal and the needs_recovery flag are left as they were\n",
-			ctx->device_name,
-			ctx->policy == JBD2_POLICY_REFUSE ?
-			" (journal_policy=refuse)" :
-			": the journal superblock's V2 fields are invalid and the log does not parse cleanly");
-		ej_journal_close(j);
-		ext2fs_free(ctx->fs);
-		ctx->fs = NULL;
-		ctx->exit_value |= FSCK_UNCORRECTED;
-		ctx->flags |= E2F_FLAG_NO_ENGINE;
-		return;
-	}
-
-	if (ctx->policy == JBD2_POLICY_STOP) {
-		journal_superblock_t *jsb = j->j_superblock;
-
-		/*
-		 * e2fsck's own bookkeeping, bit for bit (it stores -EINVAL
-		 * unswapped; any non-zero s_errno means the same).
-		 */
-		if (!ret && j->j_failed_commit) {
-			fix_problem(ctx, PR_0_JNL_TXN_CORRUPT,
-				    j->j_failed_commit);
-			jsb->s_errno = ext2fs_cpu_to_le32((__u32)-EINVAL);
-		}
-		if (ret)
-			jsb->s_sequence = cpu_to_be32(j->j_tail_sequence);
-		else
-			jsb->s_sequence =
-				cpu_to_be32(j->j_transaction_sequence);
-		jsb->s_start = 0;
-		ret = -ej_journal_write_sb(j);
-		if (ret && !err)
-			err = -ret;
-		/* the rule that holds under every policy */
-		if (bad & JBD2_CORRUPT_OUT_OF_RANGE) {
-			struct ej_report *r = ej_journal_report(j);
-
-			log_out(ctx,
-				"%s: %lu logged block(s) name a place outside the filesystem or inside the journal; not written\n",
-				ctx->device_name,
-				r->counts[JBD2_BLOCK_OUT_OF_RANGE]);
-			ctx->flags |= E2F_FLAG_FLAGGED;
-			ctx->exit_value |= FSCK_NONDESTRUCT;
-		}
-	} else {
-		errcode_t ferr = ej_journal_finish(j);
-
+		break;
+	case EJ_OUTCOME_REFUSED:
+		say_refused(ctx, j);
+		break;
+	case EJ_OUTCOME_FINISH:
+		ferr = finish_journal(ctx, j, &o, ret);
 		if (ferr && !err)
 			err = ferr;
-		if (bad) {
-			say_replayed_anyway(ctx, j);
-			ctx->flags |= E2F_FLAG_FLAGGED;
-			ctx->exit_value |= FSCK_NONDESTRUCT;
-		}
+		break;
+	}
+	ctx->exit_value |= o.exit_code & ~FSCK_NONDESTRUCT;
+	if (o.flagged) {
+		ctx->flags |= E2F_FLAG_FLAGGED;
+		ctx->exit_value |= FSCK_NONDESTRUCT;
 	}
 done:
 	if (j)
 		ej_journal_close(j);
+	if (o.action != EJ_OUTCOME_FINISH) {
+		/* nothing is reset, nothing is checked */
+		ext2fs_free(ctx->fs);
+		ctx->fs = NULL;
+		ctx->flags |= E2F_FLAG_NO_ENGINE;
+		return;
+	}
 	after_replay(ctx, io, err != 0);
 
 	if (err == EFSBADCRC)

@@ -425,7 +425,58 @@ enum {
 	OPT_UNDO,
 };
 
-int ej_cmd_replay(int argc, char **argv)
+/* One "e2journal replay" run: its options and what it holds open. */
+struct replay_cmd {
+	struct ej_open_opts	opts;
+	struct ej_override	*ovr;
+	size_t			nr_ovr;
+	int			json, per_block, dry_run, upto_set, yes;
+	unsigned long long	upto;
+	const char		*image, *from, *undo;
+	char			*journal_undo;
+	struct ej_saved_header	hdr;
+	struct replay_out	rout;
+	FILE			*msg_out;
+	struct ej_bar		bar;
+	ext2_filsys		fs;
+	journal_t		*journal;
+	char			*text;
+};
+
+static int add_override(struct replay_cmd *c, const char *arg, int force)
+{
+	struct ej_override *p;
+
+	p = realloc(c->ovr, (c->nr_ovr + 1) * sizeof(*c->ovr));
+	if (!p) {
+		com_err(ej_prog, ENOMEM, "while parsing options");
+		return EJ_EXIT_OPERATIONAL;
+	}
+	c->ovr = p;
+	if (parse_override(arg, &c->ovr[c->nr_ovr], force)) {
+		fprintf(stderr, "%s: '%s': expected TID:BLOCK\n", ej_prog, arg);
+		return EJ_EXIT_USAGE;
+	}
+	c->nr_ovr++;
+	return 0;
+}
+
+static int parse_upto(struct replay_cmd *c, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	c->upto = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || c->upto > 0xffffffffULL) {
+		fprintf(stderr, "%s: '%s': expected a tid\n", ej_prog, arg);
+		return EJ_EXIT_USAGE;
+	}
+	c->upto_set = 1;
+	return 0;
+}
+
+/* The command line; -1 to go on, else the exit status. */
+static int replay_args(struct replay_cmd *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "journal",	required_argument,	NULL, 'j' },
@@ -442,353 +493,377 @@ int ej_cmd_replay(int argc, char **argv)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ej_open_opts opts = { .policy = JBD2_POLICY_REPLAY_ALL };
-	struct ej_override *ovr = NULL;
-	struct ej_saved_header hdr;
-	struct replay_out rout;
-	struct ej_bar bar;
-	size_t nr_ovr = 0;
-	int json = 0, per_block = 0, dry_run = 0, upto_set = 0, yes = 0;
-	unsigned long long upto = 0;
-	unsigned int forced = 0;
-	const char *image = NULL, *from = NULL, *undo = NULL;
-	char *journal_undo = NULL;
-	io_manager io = unix_io_manager;
-	ext2_filsys fs = NULL;
-	journal_t *journal = NULL;
-	struct ej_report *r;
-	FILE *msg_out;
-	char *text = NULL, *end;
-	errcode_t err;
-	int opt, rc, flags, refused, ret = EJ_EXIT_OPERATIONAL;
+	int opt, ret = 0;
 
-	ej_bar_init(&bar, "replay");
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "j:p:bnyh", longopts,
-				  NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, "j:p:bnyh", longopts,
+					  NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			opts.ext_journal = optarg;
+			c->opts.ext_journal = optarg;
 			break;
 		case 'p':
-			if (ej_policy_arg(optarg, &opts.policy))
-				goto usage;
+			if (ej_policy_arg(optarg, &c->opts.policy))
+				ret = EJ_EXIT_USAGE;
 			break;
 		case OPT_JSON:
-			json = 1;
+			c->json = 1;
 			break;
 		case 'b':
-			per_block = 1;
+			c->per_block = 1;
 			break;
 		case 'n':
-			dry_run = 1;
+			c->dry_run = 1;
 			break;
 		case 'y':
-			yes = 1;
+			c->yes = 1;
 			break;
 		case OPT_FROM:
-			from = optarg;
+			c->from = optarg;
 			break;
 		case OPT_UNDO:
-			undo = optarg;
+			c->undo = optarg;
 			break;
 		case OPT_SKIP:
-		case OPT_FORCE: {
-			struct ej_override *p;
-
-			p = realloc(ovr, (nr_ovr + 1) * sizeof(*ovr));
-			if (!p) {
-				com_err(ej_prog, ENOMEM, "while parsing options");
-				goto out;
-			}
-			ovr = p;
-			if (parse_override(optarg, &ovr[nr_ovr],
-					   opt == OPT_FORCE)) {
-				fprintf(stderr, "%s: '%s': expected TID:BLOCK\n",
-					ej_prog, optarg);
-				goto usage;
-			}
-			nr_ovr++;
+		case OPT_FORCE:
+			ret = add_override(c, optarg, opt == OPT_FORCE);
 			break;
-		}
 		case OPT_UPTO:
-			errno = 0;
-			upto = strtoull(optarg, &end, 0);
-			if (errno || end == optarg || *end ||
-			    upto > 0xffffffffULL) {
-				fprintf(stderr, "%s: '%s': expected a tid\n",
-					ej_prog, optarg);
-				goto usage;
-			}
-			upto_set = 1;
+			ret = parse_upto(c, optarg);
 			break;
 		case 'h':
 			replay_usage(stdout);
-			ret = EJ_EXIT_OK;
-			goto out;
+			return EJ_EXIT_OK;
 		default:
-			goto usage;
+			ret = EJ_EXIT_USAGE;
 		}
 	}
+	if (ret)
+		return ret;
 	if (optind != argc - 1)
-		goto usage;
-	image = argv[optind];
-	if (undo && dry_run) {
+		return EJ_EXIT_USAGE;
+	c->image = argv[optind];
+	if (c->undo && c->dry_run) {
 		fprintf(stderr,
 			"%s: --undo with --dry-run: a dry run writes nothing to undo\n",
 			ej_prog);
-		goto usage;
+		return EJ_EXIT_USAGE;
 	}
-	/* keep stdout clean for the JSON document */
-	msg_out = json ? stderr : stdout;
-	rout.f = msg_out;
-	rout.bar = &bar;
+	return -1;
+}
 
-	if (from) {
-		err = ej_saved_read_header(from, &hdr);
+/* --from: the saved journal must be this filesystem's, the disk's empty. */
+static int replay_from_ok(struct replay_cmd *c)
+{
+	if (!saved_matches(c->fs, c->from, &c->hdr))
+		return 0;
+	switch (ondisk_log_pending(c->fs, c->opts.ext_journal)) {
+	case 1:
+		fprintf(stderr,
+			"%s: the journal on %s still holds a log (needs_recovery is set): replay it first; replaying %s now and clearing needs_recovery would lose it\n",
+			ej_prog, c->image, c->from);
+		return 0;
+	case 2:
+		fprintf(stderr,
+			"%s: %s needs recovery and its external journal was not named: give it with -j, so that a log still in it is not lost\n",
+			ej_prog, c->image);
+		return 0;
+	}
+	c->opts.saved = c->from;
+	return 1;
+}
+
+/* The journal device gets an undo file of its own. */
+static int replay_journal_undo(struct replay_cmd *c)
+{
+	errcode_t err;
+
+	c->journal_undo = malloc(strlen(c->undo) + sizeof(".journal"));
+	if (!c->journal_undo) {
+		com_err(ej_prog, ENOMEM, "while setting up undo");
+		return 0;
+	}
+	sprintf(c->journal_undo, "%s.journal", c->undo);
+	err = set_undo_io_backup_file(c->journal_undo);
+	if (err) {
+		com_err(ej_prog, err, "while setting up the undo file %s",
+			c->journal_undo);
+		return 0;
+	}
+	c->opts.io = ej_test_io_manager(undo_io_manager);
+	return 1;
+}
+
+/* Open the image (and undo files); 0 when it is ready to replay into. */
+static int replay_setup(struct replay_cmd *c)
+{
+	io_manager io = unix_io_manager;
+	errcode_t err;
+
+	if (c->from) {
+		err = ej_saved_read_header(c->from, &c->hdr);
 		if (err) {
-			com_err(ej_prog, err, "while reading %s", from);
-			goto out;
+			com_err(ej_prog, err, "while reading %s", c->from);
+			return 0;
 		}
 	}
-	if (undo) {
+	if (c->undo) {
 		err = set_undo_io_backing_manager(unix_io_manager);
 		if (!err)
-			err = set_undo_io_backup_file((char *)undo);
+			err = set_undo_io_backup_file((char *)c->undo);
 		if (err) {
 			com_err(ej_prog, err,
-				"while setting up the undo file %s", undo);
-			goto out;
+				"while setting up the undo file %s", c->undo);
+			return 0;
 		}
 		io = undo_io_manager;
 	}
-
-	flags = 0;
-	if (!dry_run)
-		flags |= EXT2_FLAG_RW;
-	else
-		opts.flags |= EJ_OPEN_DRY_RUN;
-	if (ej_open_image(image, flags, io, &fs))
-		goto out;
-	if (!dry_run && !device_holds_fs(fs, image))
-		goto out;
-
-	if (from) {
-		if (!saved_matches(fs, from, &hdr))
-			goto out;
-		switch (ondisk_log_pending(fs, opts.ext_journal)) {
-		case 1:
-			fprintf(stderr,
-				"%s: the journal on %s still holds a log (needs_recovery is set): replay it first; replaying %s now and clearing needs_recovery would lose it\n",
-				ej_prog, image, from);
-			goto out;
-		case 2:
-			fprintf(stderr,
-				"%s: %s needs recovery and its external journal was not named: give it with -j, so that a log still in it is not lost\n",
-				ej_prog, image);
-			goto out;
-		}
-		opts.saved = from;
-	} else if (undo && opts.ext_journal) {
-		/* the journal device gets an undo file of its own */
-		journal_undo = malloc(strlen(undo) + sizeof(".journal"));
-		if (!journal_undo) {
-			com_err(ej_prog, ENOMEM, "while setting up undo");
-			goto out;
-		}
-		sprintf(journal_undo, "%s.journal", undo);
-		err = set_undo_io_backup_file(journal_undo);
-		if (err) {
-			com_err(ej_prog, err,
-				"while setting up the undo file %s",
-				journal_undo);
-			goto out;
-		}
-		opts.io = ej_test_io_manager(undo_io_manager);
+	if (c->dry_run)
+		c->opts.flags |= EJ_OPEN_DRY_RUN;
+	if (ej_open_image(c->image, c->dry_run ? 0 : EXT2_FLAG_RW, io,
+			  &c->fs))
+		return 0;
+	if (!c->dry_run && !device_holds_fs(c->fs, c->image))
+		return 0;
+	if (c->from) {
+		if (!replay_from_ok(c))
+			return 0;
+	} else if (c->undo && c->opts.ext_journal) {
+		if (!replay_journal_undo(c))
+			return 0;
 	}
-	if (undo) {
-		fprintf(msg_out,
+	if (c->undo) {
+		fprintf(c->msg_out,
 			"Overwriting existing filesystem; this can be undone using the command:\n    e2undo %s %s\n",
-			undo, image);
-		if (journal_undo)
-			fprintf(msg_out, "    e2undo %s %s\n", journal_undo,
-				opts.ext_journal);
-		fputc('\n', msg_out);
+			c->undo, c->image);
+		if (c->journal_undo)
+			fprintf(c->msg_out, "    e2undo %s %s\n",
+				c->journal_undo, c->opts.ext_journal);
+		fputc('\n', c->msg_out);
 	}
+	return 1;
+}
 
-	if (nr_ovr) {
-		struct ej_report want = {
-			.upto_tid = (__u32)upto,
-			.upto_set = upto_set,
-		};
+/* --skip/--force: explained, and the forces confirmed; 0 to go on. */
+static int replay_confirm(struct replay_cmd *c)
+{
+	struct ej_report want = {
+		.upto_tid = (__u32)c->upto,
+		.upto_set = c->upto_set,
+	};
+	unsigned int forced = 0;
+	int ret;
 
-		ret = replay_prepass(fs, &opts, ovr, nr_ovr, &want, &bar,
-				     &forced);
-		if (ret)
-			goto out;
-		ret = EJ_EXIT_OPERATIONAL;
-		if (forced && !dry_run && !yes) {
-			if (!isatty(STDIN_FILENO)) {
-				fprintf(stderr,
-					"%s: not forcing without --yes: standard input is not a terminal\n",
-					ej_prog);
-				ret = EJ_EXIT_CANCELLED;
-				goto out;
-			}
-			if (!ej_ask_yes("Write the forced blocks?")) {
-				fprintf(stderr,
-					"%s: cancelled; nothing written\n",
-					ej_prog);
-				ret = EJ_EXIT_CANCELLED;
-				goto out;
-			}
-		}
+	if (!c->nr_ovr)
+		return 0;
+	ret = replay_prepass(c->fs, &c->opts, c->ovr, c->nr_ovr, &want,
+			     &c->bar, &forced);
+	if (ret || !forced || c->dry_run || c->yes)
+		return ret;
+	if (!isatty(STDIN_FILENO)) {
+		fprintf(stderr,
+			"%s: not forcing without --yes: standard input is not a terminal\n",
+			ej_prog);
+		return EJ_EXIT_CANCELLED;
 	}
+	if (!ej_ask_yes("Write the forced blocks?")) {
+		fprintf(stderr, "%s: cancelled; nothing written\n", ej_prog);
+		return EJ_EXIT_CANCELLED;
+	}
+	return 0;
+}
 
-	err = ej_journal_open(fs, &opts, &journal);
+/* Load the journal with the overrides; -1 to go on, else exit status. */
+static int replay_load(struct replay_cmd *c)
+{
+	struct ej_report *r;
+	errcode_t err;
+
+	err = ej_journal_open(c->fs, &c->opts, &c->journal);
 	if (err) {
-		if (err == EJ_BAD_SAVED && from)
+		if (err == EJ_BAD_SAVED && c->from)
 			com_err(ej_prog, err,
 				"while loading %s (truncated, or not of this filesystem)",
-				from);
+				c->from);
 		else
 			com_err(ej_prog, err, "while loading the journal of %s",
-				image);
-		ret = ej_load_failure_exit(err);
-		goto out;
+				c->image);
+		return ej_load_failure_exit(err);
 	}
-	r = ej_journal_report(journal);
+	r = ej_journal_report(c->journal);
 	r->msg_fn = print_msg;
-	r->msg_arg = &rout;
-	r->overrides = ovr;
-	r->nr_overrides = nr_ovr;
-	r->upto_tid = (__u32)upto;
-	r->upto_set = upto_set;
+	r->msg_arg = &c->rout;
+	r->overrides = c->ovr;
+	r->nr_overrides = c->nr_ovr;
+	r->upto_tid = (__u32)c->upto;
+	r->upto_set = c->upto_set;
 	/* what the report prints and the overrides' explanation read */
-	r->keep_blocks = json || per_block || nr_ovr;
-	bar.report = r;
+	r->keep_blocks = c->json || c->per_block || c->nr_ovr;
+	c->bar.report = r;
 	r->progress_fn = ej_bar_progress;
-	r->progress_arg = &bar;
+	r->progress_arg = &c->bar;
 
-	if (!journal->j_superblock->s_start) {
-		fprintf(msg_out, "%s: nothing to replay\n",
-			from ? from : image);
-		if (!dry_run) {
-			err = ej_fs_clear_recover(fs);
-			if (err) {
-				com_err(ej_prog, err,
-					"while clearing needs_recovery on %s",
-					image);
-				goto out;
-			}
+	if (c->journal->j_superblock->s_start)
+		return -1;
+	fprintf(c->msg_out, "%s: nothing to replay\n",
+		c->from ? c->from : c->image);
+	if (!c->dry_run) {
+		err = ej_fs_clear_recover(c->fs);
+		if (err) {
+			com_err(ej_prog, err,
+				"while clearing needs_recovery on %s", c->image);
+			return EJ_EXIT_OPERATIONAL;
 		}
-		ret = EJ_EXIT_OK;
-		goto out;
 	}
+	return EJ_EXIT_OK;
+}
 
-	rc = jbd2_journal_recover(journal);
-	ej_bar_done(&bar);
-	r = ej_journal_report(journal);
-	/*
-	 * Under "stop" e2fsprogs 1.47 resets the journal whatever recovery
-	 * returned (the replayed blocks are on disk first): say what it says
-	 * and go on.  Otherwise -EFSCORRUPTED with corruption flagged means
-	 * nothing was replayed (refuse, or a log that cannot be walked) and
-	 * the journal is left for a person to look at.
-	 */
-	refused = 0;
-	if (rc && opts.policy == JBD2_POLICY_STOP) {
-		if (rc == -EFSBADCRC)
-			fprintf(msg_out, "Journal checksum error found in %s\n",
-				image);
-		else if (rc == -EFSCORRUPTED)
-			fprintf(msg_out, "Journal corrupted in %s\n", image);
-		else
-			com_err(ej_prog, (errcode_t)-rc,
-				"while recovering the journal of %s", image);
-	} else if (rc == -EFSCORRUPTED && r->corrupt) {
-		refused = 1;
-	} else if (rc && rc != -EFSBADCRC) {
-		com_err(ej_prog, (errcode_t)-rc,
-			"while recovering the journal of %s", image);
-		goto out;
-	}
+/* What the recovery result says (ej_journal_outcome()), in our words. */
+static void say_outcome(struct replay_cmd *c, const struct ej_outcome *o)
+{
+	if (o->msgs & EJ_MSG_RC_CSUM)
+		fprintf(c->msg_out, "Journal checksum error found in %s\n",
+			c->image);
+	else if (o->msgs & EJ_MSG_RC_CORRUPT)
+		fprintf(c->msg_out, "Journal corrupted in %s\n", c->image);
+	else if (o->msgs & (EJ_MSG_RC_ERROR | EJ_MSG_KEPT))
+		com_err(ej_prog, o->err, "while recovering the journal of %s",
+			c->image);
+}
 
-	if (json)
-		err = ej_report_json(r, &text);
-	else
-		err = ej_report_text(r, per_block, &text);
-	if (err) {
-		com_err(ej_prog, err, "while writing the report");
-		goto out;
-	}
-	fputs(text, stdout);
+/* After the replay: the journal reset, and what became of it said. */
+static int replay_finish(struct replay_cmd *c, int rc,
+			 const struct ej_outcome *o)
+{
+	errcode_t err;
 
-	if (refused) {
-		/* the journal and needs_recovery stay as they were */
-		fprintf(msg_out, "%s: journal is corrupt; nothing replayed%s\n",
-			image, opts.policy == JBD2_POLICY_REFUSE ?
-			" (policy refuse)" : "");
-		ret = EJ_EXIT_UNCORRECTED;
-		goto out;
-	}
-
-	ej_journal_set_recover_result(journal, rc);
-	err = ej_journal_finish(journal);
-	ej_bar_done(&bar);
+	ej_journal_set_recover_result(c->journal, rc);
+	err = ej_journal_finish(c->journal);
+	ej_bar_done(&c->bar);
 	if (err == EJ_FAST_COMMIT_PENDING) {
 		/* replayed, but the journal and needs_recovery are kept */
-		fprintf(msg_out, "%s: the journal holds fast commits, which "
-			"only e2fsck replays: run e2fsck\n", image);
-		ret = EJ_EXIT_UNCORRECTED;
-		goto out;
+		fprintf(c->msg_out, "%s: the journal holds fast commits, which "
+			"only e2fsck replays: run e2fsck\n", c->image);
+		return EJ_EXIT_UNCORRECTED;
 	}
 	if (err) {
 		com_err(ej_prog, err, "while resetting the journal of %s",
-			image);
-		goto out;
+			c->image);
+		return EJ_EXIT_OPERATIONAL;
 	}
-	r = ej_journal_report(journal);
-	if (nr_ovr) {
-		fprintf(msg_out, "\nPer-block decisions:\n");
-		report_overrides(r, ovr, nr_ovr, msg_out);
+	if (c->nr_ovr) {
+		fprintf(c->msg_out, "\nPer-block decisions:\n");
+		report_overrides(ej_journal_report(c->journal), c->ovr,
+				 c->nr_ovr, c->msg_out);
 	}
-	if (from && !dry_run)
-		fprintf(msg_out,
+	if (c->from && !c->dry_run)
+		fprintf(c->msg_out,
 			"%s: replayed from the saved journal %s; the journal on disk was left as it is\n",
-			image, from);
-	if (dry_run)
-		fprintf(msg_out, "%s: dry run, nothing written\n", image);
-	if (undo)
-		fprintf(msg_out, "%s: what replay overwrote is in %s%s%s\n",
-			image, undo, journal_undo ? " and " : "",
-			journal_undo ? journal_undo : "");
-	ret = r->corrupt || rc ? EJ_EXIT_FLAGGED : EJ_EXIT_OK;
-out:
-	ej_bar_done(&bar);
-	free(text);
-	if (journal)
-		ej_journal_close(journal);
-	if (fs) {
-		err = ej_fs_close(&fs);
+			c->image, c->from);
+	if (c->dry_run)
+		fprintf(c->msg_out, "%s: dry run, nothing written\n", c->image);
+	if (c->undo)
+		fprintf(c->msg_out, "%s: what replay overwrote is in %s%s%s\n",
+			c->image, c->undo, c->journal_undo ? " and " : "",
+			c->journal_undo ? c->journal_undo : "");
+	return o->exit_code;
+}
+
+/*
+ * Recover, then carry out what the result means: under "stop" e2fsprogs
+ * 1.47 resets the journal whatever recovery returned (the replayed
+ * blocks are on disk first); refuse leaves a corrupt journal as it was.
+ */
+static int replay_run(struct replay_cmd *c)
+{
+	struct ej_outcome o;
+	struct ej_report *r;
+	errcode_t err;
+	int rc;
+
+	rc = jbd2_journal_recover(c->journal);
+	ej_bar_done(&c->bar);
+	ej_journal_outcome(c->journal, c->opts.policy, rc, &o);
+	say_outcome(c, &o);
+	if (o.action == EJ_OUTCOME_KEEP)
+		return o.exit_code;
+
+	r = ej_journal_report(c->journal);
+	if (c->json)
+		err = ej_report_json(r, &c->text);
+	else
+		err = ej_report_text(r, c->per_block, &c->text);
+	if (err) {
+		com_err(ej_prog, err, "while writing the report");
+		return EJ_EXIT_OPERATIONAL;
+	}
+	fputs(c->text, stdout);
+
+	if (o.action == EJ_OUTCOME_REFUSED) {
+		/* the journal and needs_recovery stay as they were */
+		fprintf(c->msg_out, "%s: journal is corrupt; nothing replayed%s\n",
+			c->image, c->opts.policy == JBD2_POLICY_REFUSE ?
+			" (policy refuse)" : "");
+		return o.exit_code;
+	}
+	return replay_finish(c, rc, &o);
+}
+
+static int replay_close(struct replay_cmd *c, int ret)
+{
+	errcode_t err;
+
+	ej_bar_done(&c->bar);
+	free(c->text);
+	if (c->journal)
+		ej_journal_close(c->journal);
+	if (c->fs) {
+		err = ej_fs_close(&c->fs);
 		if (err && ret != EJ_EXIT_OPERATIONAL) {
-			com_err(ej_prog, err, "while closing %s", image);
+			com_err(ej_prog, err, "while closing %s", c->image);
 			ret = EJ_EXIT_OPERATIONAL;
 		}
 	}
-	free(journal_undo);
-	free(ovr);
+	free(c->journal_undo);
+	free(c->ovr);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing output\n", ej_prog);
 		ret = EJ_EXIT_OPERATIONAL;
 	}
 	return ret;
-usage:
-	fprintf(stderr,
-		"Usage: %s replay [options] IMAGE (see %s replay --help)\n",
-		ej_prog, ej_prog);
-	free(ovr);
-	return EJ_EXIT_USAGE;
+}
+
+int ej_cmd_replay(int argc, char **argv)
+{
+	struct replay_cmd c = {
+		.opts = { .policy = JBD2_POLICY_REPLAY_ALL },
+	};
+	int ret;
+
+	ej_bar_init(&c.bar, "replay");
+	ret = replay_args(&c, argc, argv);
+	if (ret == EJ_EXIT_USAGE) {
+		fprintf(stderr,
+			"Usage: %s replay [options] IMAGE (see %s replay --help)\n",
+			ej_prog, ej_prog);
+		free(c.ovr);
+		return ret;
+	}
+	if (ret >= 0)
+		return replay_close(&c, ret);
+	/* keep stdout clean for the JSON document */
+	c.msg_out = c.json ? stderr : stdout;
+	c.rout.f = c.msg_out;
+	c.rout.bar = &c.bar;
+
+	if (!replay_setup(&c))
+		return replay_close(&c, EJ_EXIT_OPERATIONAL);
+	ret = replay_confirm(&c);
+	if (!ret)
+		ret = replay_load(&c);
+	if (ret < 0)
+		ret = replay_run(&c);
+	return replay_close(&c, ret);
 }
 
 int main(int argc, char **argv)

@@ -58,6 +58,93 @@ struct ej_jsb_limits {
  */
 errcode_t ej_jsb_check(const journal_superblock_t *jsb,
 		       const struct ej_jsb_limits *lim, unsigned int *problems);
+
+/*
+ * ej_jsb_validate(): the one definition of a usable journal superblock,
+ * for e2fsck's journal checks and ej_journal_open() alike.  The checks
+ * run in e2fsprogs 1.47's order (e2fsck_journal_load); the first that
+ * fails is the reason.  @flags say which rules apply beyond e2fsprogs':
+ */
+#define EJ_JSBV_CSUM_OK		0x0001	/* a bad s_checksum is no reason */
+#define EJ_JSBV_SHARED_OK	0x0002	/* s_nr_users > 1 is no reason */
+#define EJ_JSBV_GEOMETRY	0x0004	/* check s_maxlen's minimum, s_first,
+					 * s_start and the users list too */
+
+/* Why a superblock is refused: the first failed check, in this order. */
+enum ej_jsb_reason {
+	EJ_JSBR_OK = 0,
+	EJ_JSBR_NO_MAGIC,	/* not a journal block at all */
+	EJ_JSBR_LOG_BLOCK,	/* a descriptor, commit or revoke block */
+	EJ_JSBR_BAD_TYPE,	/* a block type no superblock has */
+	EJ_JSBR_MULTI_USERS,	/* v2, s_nr_users > 1 */
+	EJ_JSBR_INCOMPAT,	/* unknown incompat features */
+	EJ_JSBR_ROCOMPAT,	/* unknown ro_compat features */
+	EJ_JSBR_BOTH_CSUM,	/* two checksum versions at once */
+	EJ_JSBR_CSUM_TYPE,	/* v2/v3 but not crc32c */
+	EJ_JSBR_CSUM,		/* s_checksum does not verify */
+	EJ_JSBR_BLOCKSIZE,	/* s_blocksize is not the filesystem's */
+	EJ_JSBR_TOO_LONG,	/* s_maxlen beyond the journal's blocks */
+	EJ_JSBR_FAST_COMMIT,	/* the fast-commit area does not fit */
+	EJ_JSBR_MAXLEN,		/* s_maxlen below JBD2_MIN_JOURNAL_BLOCKS */
+	EJ_JSBR_FIRST,		/* s_first on the superblock or past the end */
+	EJ_JSBR_START,		/* s_start outside the log */
+	EJ_JSBR_NOT_USER,	/* external: its users are other filesystems */
+};
+
+/* What the superblock is checked against. */
+struct ej_jsb_env {
+	unsigned int		fs_blocksize;	/* the filesystem's */
+	unsigned long long	nr_blocks;	/* blocks the journal has */
+	unsigned long long	sb_lblk;	/* the superblock's own block */
+	const __u8		*fs_uuid;	/* external: users; or NULL */
+	unsigned int		flags;		/* EJ_JSBV_* */
+};
+
+struct ej_jsb_result {
+	enum ej_jsb_reason	reason;
+	unsigned int		problems;	/* ej_jsb_check()'s bits */
+	int			format;		/* 1, 2, or 0: not a jsb */
+};
+
+/*
+ * Check @jsb against @env.  Returns 0 when it may be used, else the
+ * library's error for res->reason (EJ_BAD_JSB, EJ_UNSUPP_JSB_VERSION,
+ * EJ_UNSUPP_FEATURE, EJ_JOURNAL_TOO_SMALL, EJ_EXT_MULTI_USER,
+ * EJ_EXT_WRONG_FS), or EJ_BAD_ARG.  Reads only the 1024 bytes of @jsb.
+ */
+errcode_t ej_jsb_validate(const journal_superblock_t *jsb,
+			  const struct ej_jsb_env *env,
+			  struct ej_jsb_result *res);
+/* Why an external journal device's ext2 superblock is refused. */
+enum ej_ext_reason {
+	EJ_EXTR_OK = 0,
+	EJ_EXTR_NOT_JOURNAL,	/* no ext2 magic, or no journal_dev */
+	EJ_EXTR_WRONG_FS,	/* its UUID is not the one @journal_uuid */
+	EJ_EXTR_BLOCKSIZE,	/* its block size is not the filesystem's */
+	EJ_EXTR_TOO_SMALL,	/* no room for a log after the superblocks */
+};
+
+/*
+ * Check the ext2 superblock of an external journal device (host order),
+ * in e2fsprogs 1.47's order (e2fsck_get_journal).  @journal_uuid, when
+ * not NULL, is the filesystem's s_journal_uuid; with @geometry 0 only
+ * what e2fsprogs checks is checked.  Returns 0, EJ_EXT_NOT_JOURNAL,
+ * EJ_EXT_WRONG_FS, EJ_EXT_BAD_SB or EJ_BAD_ARG; the reason in *reason.
+ */
+errcode_t ej_ext_sb_validate(const struct ext2_super_block *es,
+			     const __u8 *journal_uuid,
+			     unsigned int fs_blocksize, int geometry,
+			     enum ej_ext_reason *reason);
+
+/*
+ * Is @inode fit to hold a journal of @blocksize-byte blocks, before its
+ * blocks are mapped?  e2fsprogs' conditions (links, a regular file, not
+ * encrypted; at least JBD2_MIN_JOURNAL_BLOCKS long), and no inline data.
+ * Returns 0, EJ_BAD_JOURNAL_INODE, EJ_JOURNAL_TOO_SMALL or EJ_BAD_ARG.
+ */
+errcode_t ej_jinode_validate(const struct ext2_inode *inode,
+			     unsigned int blocksize);
+
 /* crc32c(~0, the 1024 bytes with s_checksum counted as zero). */
 __u32 ej_jsb_csum(const journal_superblock_t *jsb);
 /* 1 if s_checksum matches, or if the superblock has no v2/v3 checksum. */
@@ -66,6 +153,52 @@ int ej_jsb_csum_verify(const journal_superblock_t *jsb);
 void ej_jsb_csum_set(journal_superblock_t *jsb);
 /* crc32c(~0, s_uuid): the seed of every v2/v3 journal checksum. */
 __u32 ej_jsb_csum_seed(const journal_superblock_t *jsb);
+
+/* ------------------------------------------------------------------ */
+/* What a recovery's result means (outcome.c)                          */
+
+/*
+ * The one reading of jbd2_journal_recover()'s result that e2fsck's
+ * journal phase and "e2journal replay" share: what to do with the
+ * journal, what to say (the programs word it), how to exit.
+ */
+enum ej_outcome_action {
+	EJ_OUTCOME_FINISH,	/* reset the journal; needs_recovery goes */
+	EJ_OUTCOME_REFUSED,	/* nothing replayed; journal and flag kept */
+	EJ_OUTCOME_KEEP,	/* no verdict (memory, I/O): all kept */
+};
+
+/* What to say (bits of ej_outcome.msgs). */
+#define EJ_MSG_RC_CSUM		0x0001	/* "Journal checksum error found" */
+#define EJ_MSG_RC_CORRUPT	0x0002	/* "Journal corrupted" */
+#define EJ_MSG_RC_ERROR		0x0004	/* @err while recovering */
+#define EJ_MSG_KEPT		0x0008	/* @err; the journal is kept */
+#define EJ_MSG_REFUSED		0x0010	/* the damage; nothing replayed */
+#define EJ_MSG_TXN_CORRUPT	0x0020	/* stop: j_failed_commit's commit */
+#define EJ_MSG_OUT_OF_RANGE	0x0040	/* stop: tags outside, not written */
+#define EJ_MSG_REPLAYED_ANYWAY	0x0080	/* the damage; what was replayed */
+
+struct ej_recovery_result {
+	int		policy;		/* the policy recovery ran under */
+	int		rc;		/* jbd2_journal_recover()'s return */
+	unsigned int	corrupt;	/* the report's JBD2_CORRUPT_* */
+	tid_t		failed_commit;	/* j_failed_commit */
+};
+
+struct ej_outcome {
+	enum ej_outcome_action	action;
+	unsigned int		msgs;		/* EJ_MSG_* */
+	errcode_t		err;		/* for RC_ERROR and KEPT */
+	int			flagged;	/* the policy flags the fs */
+	int			check;		/* a full check is needed */
+	int			exit_code;	/* fsck(8) status if last */
+};
+
+void ej_recovery_outcome(const struct ej_recovery_result *in,
+			 struct ej_outcome *out);
+/* The same for @journal, recovered under @policy with result @rc. */
+void ej_journal_outcome(journal_t *journal, int policy, int rc,
+			struct ej_outcome *out);
 
 /* ------------------------------------------------------------------ */
 /* Opening a journal (jopen.c, jglue.c)                                */

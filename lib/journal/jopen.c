@@ -255,14 +255,12 @@ static errcode_t try_inode(struct ej_host *h, ext2_ino_t ino,
 	unsigned long long size = EXT2_I_SIZE(inode);
 	errcode_t err;
 
-	if (!inode->i_links_count || !LINUX_S_ISREG(inode->i_mode) ||
-	    (inode->i_flags & (EXT4_ENCRYPT_FL | EXT4_INLINE_DATA_FL)))
-		return EJ_BAD_JOURNAL_INODE;
+	err = ej_jinode_validate(inode, h->fs->blocksize);
+	if (err)
+		return err;
 	m.want = size / h->fs->blocksize;
 	if (m.want > 0xffffffffULL)
 		m.want = 0xffffffffULL;	/* journal blocks are 32-bit */
-	if (m.want < JBD2_MIN_JOURNAL_BLOCKS)
-		return EJ_JOURNAL_TOO_SMALL;
 	if (inode->i_flags & EXT4_EXTENTS_FL)
 		err = map_extents(&m, ino, inode);
 	else
@@ -318,7 +316,9 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 	ext2_filsys fs = h->fs;
 	unsigned int bs = fs->blocksize;
 	io_manager io = o->io ? o->io : ej_test_io_manager(unix_io_manager);
-	struct ext2_super_block *es, sb;
+	const __u8 *want_uuid = NULL;
+	enum ej_ext_reason reason;
+	struct ext2_super_block sb;
 	unsigned long long count;
 	struct map_ctx m = { .fs = fs };
 	char *buf;
@@ -346,31 +346,16 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 	/* a host-order copy: the device's superblock is little-endian */
 	memcpy(&sb, buf + SUPERBLOCK_OFFSET % bs, sizeof(sb));
 	ej_super_to_cpu(&sb);
-	es = &sb;
-	if (es->s_magic != EXT2_SUPER_MAGIC ||
-	    !ext2fs_has_feature_journal_dev(es)) {
-		err = EJ_EXT_NOT_JOURNAL;
-		goto out;
-	}
-	if (es->s_log_block_size > 16 ||
-	    (EXT2_MIN_BLOCK_SIZE << es->s_log_block_size) != bs) {
-		err = EJ_EXT_BAD_SB;
-		goto out;
-	}
 	if (!(h->flags & EJ_OPEN_NO_CHECK) &&
-	    memcmp(fs->super->s_journal_uuid, zero_uuid, 16) &&
-	    memcmp(fs->super->s_journal_uuid, es->s_uuid, 16)) {
-		err = EJ_EXT_WRONG_FS;
+	    memcmp(fs->super->s_journal_uuid, zero_uuid, 16))
+		want_uuid = fs->super->s_journal_uuid;
+	err = ej_ext_sb_validate(&sb, want_uuid, bs, 1, &reason);
+	if (err)
 		goto out;
-	}
-	count = ext2fs_blocks_count(es);
+	count = ext2fs_blocks_count(&sb);
 	if (count > 0xffffffffULL)
 		count = 0xffffffffULL;
 	h->info.sb_block = SUPERBLOCK_OFFSET / bs + 1;
-	if (count <= h->info.sb_block + 1) {
-		err = EJ_EXT_BAD_SB;
-		goto out;
-	}
 	/* the journal's block numbers are the device's */
 	m.want = count;
 	err = push(&m.ext, &m.nr_ext, &m.max_ext, 0, 0, count);
@@ -754,77 +739,11 @@ static const struct jbd2_bdev_ops sb_bdev_ops = {
 	.sync	= sb_sync,
 };
 
-/*
- * Does the device's user list rule this filesystem out?  Only when it
- * names other filesystems and not this one: e2fsck and Linux replay a
- * device whose list is empty (debugfs-attached journals have none).
- */
-static int users_exclude(const journal_superblock_t *jsb, const __u8 *uuid)
-{
-	unsigned int i, n = be32_to_cpu(jsb->s_nr_users);
-	int others = 0;
-
-	if (n > JBD2_USERS_MAX)
-		n = JBD2_USERS_MAX;
-	for (i = 0; i < n; i++) {
-		const __u8 *u = jsb->s_users + i * JBD2_UUID_BYTES;
-
-		if (!memcmp(u, uuid, JBD2_UUID_BYTES))
-			return 0;
-		if (memcmp(u, zero_uuid, JBD2_UUID_BYTES))
-			others = 1;
-	}
-	return others;
-}
-
-/* ej_jsb_check()'s findings -> the error that explains them best. */
-static errcode_t jsb_verdict(const struct ej_host *h,
-			     const journal_superblock_t *jsb,
-			     unsigned int problems)
-{
-	__u32 type = be32_to_cpu(jsb->s_header.h_blocktype);
-
-	if (problems & EJ_JSB_BAD_MAGIC) {
-		/* a magic with a type we never heard of: a newer format */
-		if (be32_to_cpu(jsb->s_header.h_magic) == JBD2_MAGIC_NUMBER &&
-		    type > JBD2_FC_BLOCK)
-			return EJ_UNSUPP_JSB_VERSION;
-		return EJ_BAD_JSB;
-	}
-	if (problems & (EJ_JSB_UNKNOWN_INCOMPAT | EJ_JSB_UNKNOWN_ROCOMPAT))
-		return EJ_UNSUPP_FEATURE;
-	if ((problems & EJ_JSB_BAD_MAXLEN) &&
-	    be32_to_cpu(jsb->s_maxlen) > h->mapped)
-		return EJ_JOURNAL_TOO_SMALL;
-	if (problems & ~(EJ_JSB_BAD_CSUM | EJ_JSB_V1_WITH_V2))
-		return EJ_BAD_JSB;
-	return 0;
-}
-
-/* Geometry recovery.c relies on, checked whatever ej_jsb_check() says. */
-static errcode_t jsb_geometry(const struct ej_host *h,
-			      const journal_superblock_t *jsb)
-{
-	unsigned long long maxlen = be32_to_cpu(jsb->s_maxlen);
-	unsigned long long first = be32_to_cpu(jsb->s_first);
-	unsigned long long start = be32_to_cpu(jsb->s_start);
-	/* the superblock's own block in the journal's numbering */
-	unsigned long long sb_lblk = h->info.external ? h->info.sb_block : 0;
-
-	if (maxlen > h->mapped)
-		return EJ_JOURNAL_TOO_SMALL;
-	/* the log must not cover the superblocks before it */
-	if (first <= sb_lblk || first >= maxlen)
-		return EJ_BAD_JSB;
-	if (start && (start < first || start >= maxlen))
-		return EJ_BAD_JSB;
-	return 0;
-}
-
 static errcode_t load_jsb(struct ej_host *h)
 {
 	journal_t *j = &h->journal;
-	struct ej_jsb_limits lim;
+	struct ej_jsb_result res;
+	struct ej_jsb_env env;
 	journal_superblock_t *jsb;
 	unsigned long long phys;
 	unsigned int problems = 0;
@@ -846,23 +765,20 @@ static errcode_t load_jsb(struct ej_host *h)
 		return err;
 	jsb = (journal_superblock_t *)h->sb_buf;
 
-	lim.fs_blocksize = h->fs->blocksize;
-	lim.max_blocks = h->mapped;
-	err = ej_jsb_check(jsb, &lim, &problems);
-	if (err)
+	/* the superblock's own block in the journal's numbering */
+	env.sb_lblk = h->info.external ? h->info.sb_block : 0;
+	env.fs_blocksize = h->fs->blocksize;
+	env.nr_blocks = h->mapped;
+	env.fs_uuid = h->info.external ? h->fs->super->s_uuid : NULL;
+	env.flags = EJ_JSBV_CSUM_OK | EJ_JSBV_SHARED_OK | EJ_JSBV_GEOMETRY;
+	err = ej_jsb_validate(jsb, &env, &res);
+	if (err == EJ_BAD_ARG)
 		return err;
+	problems = res.problems;
 	h->info.jsb_problems = problems;
 	h->info.nr_users = be32_to_cpu(jsb->s_nr_users);
-	if (!(h->flags & EJ_OPEN_NO_CHECK)) {
-		err = jsb_verdict(h, jsb, problems);
-		if (!err)
-			err = jsb_geometry(h, jsb);
-		if (!err && h->info.external &&
-		    users_exclude(jsb, h->fs->super->s_uuid))
-			err = EJ_EXT_WRONG_FS;
-		if (err)
-			return err;
-	}
+	if (err && !(h->flags & EJ_OPEN_NO_CHECK))
+		return err;
 
 	type = be32_to_cpu(jsb->s_header.h_blocktype);
 	j->j_format_version = type == JBD2_SUPERBLOCK_V1 ? 1 : 2;
@@ -1042,6 +958,19 @@ struct ej_report *ej_journal_report(journal_t *journal)
 	h->report.start_tid = h->start_tid;
 	h->report.next_tid = journal->j_transaction_sequence;
 	return &h->report;
+}
+
+/* ej_recovery_outcome() with the result read from @journal's report. */
+void ej_journal_outcome(journal_t *journal, int policy, int rc,
+			struct ej_outcome *out)
+{
+	struct ej_recovery_result in = { .policy = policy, .rc = rc };
+
+	if (journal) {
+		in.corrupt = ej_journal_report(journal)->corrupt;
+		in.failed_commit = journal->j_failed_commit;
+	}
+	ej_recovery_outcome(journal ? &in : NULL, out);
 }
 
 errcode_t ej_journal_read_block(journal_t *journal, unsigned long lblk,

@@ -7,8 +7,17 @@
  * replay) from "checksum wrong but geometry sane" (replay with every block
  * checked); see POLICY.md.  Only the 1024 bytes of journal_superblock_t
  * are ever read.
+ *
+ * ej_jsb_validate() is the one definition of a usable superblock: it
+ * takes those bits and the journal's surroundings (its length, where the
+ * superblock sits, whose journal it is) and names the first check that
+ * fails, in e2fsprogs 1.47's order, then the library's own geometry.
+ * e2fsck's journal checks turn the reason into e2fsprogs' messages;
+ * ej_journal_open() into its error.  ej_ext_sb_validate() does the same
+ * for the ext2 superblock of an external journal device.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "ej_lib.h"
 
@@ -161,5 +170,202 @@ errcode_t ej_jsb_check(const journal_superblock_t *jsb,
 		p |= EJ_JSB_BAD_START;
 
 	*problems = p;
+	return 0;
+}
+
+/* The block types of the log itself: a superblock is never one of them. */
+static int is_log_block(__u32 type)
+{
+	return type == JBD2_DESCRIPTOR_BLOCK || type == JBD2_COMMIT_BLOCK ||
+	       type == JBD2_REVOKE_BLOCK;
+}
+
+/*
+ * Does the users list of an external journal rule this filesystem out?
+ * Only when it names other filesystems and not this one: e2fsck and Linux
+ * replay a device whose list is empty (debugfs-attached journals have
+ * none).
+ */
+static int users_exclude(const journal_superblock_t *jsb, const __u8 *uuid)
+{
+	static const __u8 zero[JBD2_UUID_BYTES];
+	unsigned int i, n = be32_to_cpu(jsb->s_nr_users);
+	int others = 0;
+
+	if (n > JBD2_USERS_MAX)
+		n = JBD2_USERS_MAX;
+	for (i = 0; i < n; i++) {
+		const __u8 *u = jsb->s_users + i * JBD2_UUID_BYTES;
+
+		if (!memcmp(u, uuid, JBD2_UUID_BYTES))
+			return 0;
+		if (memcmp(u, zero, JBD2_UUID_BYTES))
+			others = 1;
+	}
+	return others;
+}
+
+/* The checks e2fsprogs 1.47 makes, in its order; the first that fails. */
+static enum ej_jsb_reason e2fsprogs_reason(const journal_superblock_t *jsb,
+					   const struct ej_jsb_env *env,
+					   unsigned int p, int format)
+{
+	if (format == 2 && be32_to_cpu(jsb->s_nr_users) > 1 &&
+	    !(env->flags & EJ_JSBV_SHARED_OK))
+		return EJ_JSBR_MULTI_USERS;
+	if (p & EJ_JSB_UNKNOWN_INCOMPAT)
+		return EJ_JSBR_INCOMPAT;
+	if (p & EJ_JSB_UNKNOWN_ROCOMPAT)
+		return EJ_JSBR_ROCOMPAT;
+	if (p & EJ_JSB_BOTH_CSUM)
+		return EJ_JSBR_BOTH_CSUM;
+	if (p & EJ_JSB_BAD_CSUM_TYPE)
+		return EJ_JSBR_CSUM_TYPE;
+	if ((p & EJ_JSB_BAD_CSUM) && !(env->flags & EJ_JSBV_CSUM_OK))
+		return EJ_JSBR_CSUM;
+	if (p & EJ_JSB_BAD_BLOCKSIZE)
+		return EJ_JSBR_BLOCKSIZE;
+	if (be32_to_cpu(jsb->s_maxlen) > env->nr_blocks)
+		return EJ_JSBR_TOO_LONG;
+	if (p & EJ_JSB_BAD_FC)
+		return EJ_JSBR_FAST_COMMIT;
+	return EJ_JSBR_OK;
+}
+
+/* What the library's own journal_t needs on top (EJ_JSBV_GEOMETRY). */
+static enum ej_jsb_reason geometry_reason(const journal_superblock_t *jsb,
+					  const struct ej_jsb_env *env,
+					  unsigned int p)
+{
+	__u32 first = be32_to_cpu(jsb->s_first);
+
+	if (be32_to_cpu(jsb->s_maxlen) < JBD2_MIN_JOURNAL_BLOCKS)
+		return EJ_JSBR_MAXLEN;
+	/* the log must not cover the superblocks before it */
+	if ((p & EJ_JSB_BAD_FIRST) || first <= env->sb_lblk)
+		return EJ_JSBR_FIRST;
+	if (p & EJ_JSB_BAD_START)
+		return EJ_JSBR_START;
+	if (env->fs_uuid && users_exclude(jsb, env->fs_uuid))
+		return EJ_JSBR_NOT_USER;
+	return EJ_JSBR_OK;
+}
+
+static errcode_t reason_error(const journal_superblock_t *jsb,
+			      enum ej_jsb_reason reason)
+{
+	switch (reason) {
+	case EJ_JSBR_OK:
+		return 0;
+	case EJ_JSBR_BAD_TYPE:
+		/* a type past every known one: a newer format */
+		if (be32_to_cpu(jsb->s_header.h_blocktype) > JBD2_FC_BLOCK)
+			return EJ_UNSUPP_JSB_VERSION;
+		return EJ_BAD_JSB;
+	case EJ_JSBR_MULTI_USERS:
+		return EJ_EXT_MULTI_USER;
+	case EJ_JSBR_INCOMPAT:
+	case EJ_JSBR_ROCOMPAT:
+		return EJ_UNSUPP_FEATURE;
+	case EJ_JSBR_CSUM:
+		return EJ_JSB_CSUM;
+	case EJ_JSBR_TOO_LONG:
+		return EJ_JOURNAL_TOO_SMALL;
+	case EJ_JSBR_NOT_USER:
+		return EJ_EXT_WRONG_FS;
+	default:
+		return EJ_BAD_JSB;
+	}
+}
+
+errcode_t ej_jsb_validate(const journal_superblock_t *jsb,
+			  const struct ej_jsb_env *env,
+			  struct ej_jsb_result *res)
+{
+	struct ej_jsb_limits lim;
+	enum ej_jsb_reason reason;
+	errcode_t err;
+	__u32 type;
+
+	if (!jsb || !env || !res)
+		return EJ_BAD_ARG;
+	memset(res, 0, sizeof(*res));
+	lim.fs_blocksize = env->fs_blocksize;
+	lim.max_blocks = env->nr_blocks;
+	err = ej_jsb_check(jsb, &lim, &res->problems);
+	if (err)
+		return err;
+
+	type = be32_to_cpu(jsb->s_header.h_blocktype);
+	if (be32_to_cpu(jsb->s_header.h_magic) != JBD2_MAGIC_NUMBER)
+		reason = EJ_JSBR_NO_MAGIC;
+	else if (is_log_block(type))
+		reason = EJ_JSBR_LOG_BLOCK;
+	else if (type != JBD2_SUPERBLOCK_V1 && type != JBD2_SUPERBLOCK_V2)
+		reason = EJ_JSBR_BAD_TYPE;
+	else
+		res->format = type == JBD2_SUPERBLOCK_V1 ? 1 : 2;
+
+	if (res->format) {
+		reason = e2fsprogs_reason(jsb, env, res->problems,
+					  res->format);
+		if (!reason && (env->flags & EJ_JSBV_GEOMETRY))
+			reason = geometry_reason(jsb, env, res->problems);
+	}
+	res->reason = reason;
+	return reason_error(jsb, reason);
+}
+
+errcode_t ej_ext_sb_validate(const struct ext2_super_block *es,
+			     const __u8 *journal_uuid,
+			     unsigned int fs_blocksize, int geometry,
+			     enum ej_ext_reason *reason)
+{
+	unsigned long long sb_blk, count;
+
+	if (!es || !reason)
+		return EJ_BAD_ARG;
+	*reason = EJ_EXTR_OK;
+	if (es->s_magic != EXT2_SUPER_MAGIC ||
+	    !(es->s_feature_incompat & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV)) {
+		*reason = EJ_EXTR_NOT_JOURNAL;
+		return EJ_EXT_NOT_JOURNAL;
+	}
+	if (journal_uuid && memcmp(es->s_uuid, journal_uuid, 16)) {
+		*reason = EJ_EXTR_WRONG_FS;
+		return EJ_EXT_WRONG_FS;
+	}
+	if (!geometry)
+		return 0;
+	if (!fs_blocksize || es->s_log_block_size > 16 ||
+	    (EXT2_MIN_BLOCK_SIZE << es->s_log_block_size) != fs_blocksize) {
+		*reason = EJ_EXTR_BLOCKSIZE;
+		return EJ_EXT_BAD_SB;
+	}
+	/* the journal superblock follows the block holding byte 1024 */
+	sb_blk = SUPERBLOCK_OFFSET / fs_blocksize + 1;
+	count = es->s_blocks_count;
+	if (es->s_feature_incompat & EXT4_FEATURE_INCOMPAT_64BIT)
+		count |= (unsigned long long)es->s_blocks_count_hi << 32;
+	if (count <= sb_blk + 1) {
+		*reason = EJ_EXTR_TOO_SMALL;
+		return EJ_EXT_BAD_SB;
+	}
+	return 0;
+}
+
+errcode_t ej_jinode_validate(const struct ext2_inode *inode,
+			     unsigned int blocksize)
+{
+	if (!inode || !blocksize)
+		return EJ_BAD_ARG;
+	if (!inode->i_links_count || !LINUX_S_ISREG(inode->i_mode) ||
+	    (inode->i_flags & EXT4_ENCRYPT_FL))
+		return EJ_BAD_JOURNAL_INODE;
+	if (EXT2_I_SIZE(inode) / blocksize < JBD2_MIN_JOURNAL_BLOCKS)
+		return EJ_JOURNAL_TOO_SMALL;
+	/* its blocks cannot be mapped (e2fsprogs finds none: too small) */
+	if (inode->i_flags & EXT4_INLINE_DATA_FL)
+		return EJ_BAD_JOURNAL_INODE;
 	return 0;
 }

@@ -469,6 +469,310 @@ static void test_null_args(void **state)
 	ej_jsb_csum_set(NULL);
 }
 
+/* ------------------------------------------------- ej_jsb_validate() */
+
+/* e2fsck's rules: e2fsprogs 1.47's checks only, a bad checksum fatal. */
+static const struct ej_jsb_env e2fsck_env = {
+	.fs_blocksize = BS,
+	.nr_blocks = MAXLEN,
+};
+
+static const unsigned char fs_uuid[16] = {
+	0xf5, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+};
+
+/* ej_journal_open()'s rules for an external journal (block 2 is the jsb). */
+static const struct ej_jsb_env lib_ext_env = {
+	.fs_blocksize = BS,
+	.nr_blocks = MAXLEN,
+	.sb_lblk = 1,
+	.fs_uuid = fs_uuid,
+	.flags = EJ_JSBV_CSUM_OK | EJ_JSBV_SHARED_OK | EJ_JSBV_GEOMETRY,
+};
+
+/* Check @jsb under @env: the error must be @err and the reason @reason. */
+static void expect_reason(const journal_superblock_t *jsb,
+			  const struct ej_jsb_env *env, errcode_t err,
+			  enum ej_jsb_reason reason)
+{
+	struct ej_jsb_result res;
+
+	memset(&res, 0xa5, sizeof(res));
+	assert_int_equal(ej_jsb_validate(jsb, env, &res), err);
+	assert_int_equal(res.reason, reason);
+}
+
+/* A superblock both front ends accept, after each field is put back. */
+static void fill_ext(journal_superblock_t *jsb)
+{
+	fill_v2(jsb);
+	jsb->s_first = cpu_to_be32(2);
+	memcpy(jsb->s_users, fs_uuid, sizeof(fs_uuid));
+	ej_jsb_csum_set(jsb);
+}
+
+static void test_validate_ok(void **state)
+{
+	journal_superblock_t *jsb = *state;
+	struct ej_jsb_result res;
+
+	fill_ext(jsb);
+	assert_int_equal(ej_jsb_validate(jsb, &e2fsck_env, &res), 0);
+	assert_int_equal(res.reason, EJ_JSBR_OK);
+	assert_int_equal(res.format, 2);
+	assert_int_equal(res.problems, 0);
+	expect_reason(jsb, &lib_ext_env, 0, EJ_JSBR_OK);
+	fill_v1(jsb);
+	jsb->s_first = cpu_to_be32(2);
+	assert_int_equal(ej_jsb_validate(jsb, &lib_ext_env, &res), 0);
+	assert_int_equal(res.format, 1);
+	/* v1 with v2 fields: e2fsck offers to clear them, nobody refuses */
+	jsb->s_nr_users = cpu_to_be32(3);
+	assert_int_equal(ej_jsb_validate(jsb, &e2fsck_env, &res), 0);
+	assert_int_equal(res.problems, EJ_JSB_V1_WITH_V2);
+	/* a journal shorter than the space it has: e2fsck uses s_maxlen */
+	fill_ext(jsb);
+	jsb->s_maxlen = cpu_to_be32(MAXLEN / 2);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, 0, EJ_JSBR_OK);
+	expect_reason(jsb, &lib_ext_env, 0, EJ_JSBR_OK);
+}
+
+static void test_validate_magic_type(void **state)
+{
+	journal_superblock_t *jsb = *state;
+
+	jsb->s_header.h_magic = cpu_to_be32(JBD2_MAGIC_NUMBER + 1);
+	expect_reason(jsb, &e2fsck_env, EJ_BAD_JSB, EJ_JSBR_NO_MAGIC);
+	expect_reason(jsb, &lib_ext_env, EJ_BAD_JSB, EJ_JSBR_NO_MAGIC);
+	fill_v2(jsb);
+	jsb->s_header.h_blocktype = cpu_to_be32(JBD2_COMMIT_BLOCK);
+	expect_reason(jsb, &e2fsck_env, EJ_BAD_JSB, EJ_JSBR_LOG_BLOCK);
+	jsb->s_header.h_blocktype = cpu_to_be32(JBD2_REVOKE_BLOCK);
+	expect_reason(jsb, &e2fsck_env, EJ_BAD_JSB, EJ_JSBR_LOG_BLOCK);
+	jsb->s_header.h_blocktype = cpu_to_be32(JBD2_FC_BLOCK);
+	expect_reason(jsb, &e2fsck_env, EJ_BAD_JSB, EJ_JSBR_BAD_TYPE);
+	/* a type past every known one: a newer format */
+	jsb->s_header.h_blocktype = cpu_to_be32(9);
+	expect_reason(jsb, &lib_ext_env, EJ_UNSUPP_JSB_VERSION,
+		      EJ_JSBR_BAD_TYPE);
+}
+
+static void test_validate_fields(void **state)
+{
+	journal_superblock_t *jsb = *state;
+
+	fill_ext(jsb);
+	jsb->s_blocksize = cpu_to_be32(BS / 2);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, EJ_BAD_JSB, EJ_JSBR_BLOCKSIZE);
+	expect_reason(jsb, &lib_ext_env, EJ_BAD_JSB, EJ_JSBR_BLOCKSIZE);
+
+	fill_ext(jsb);
+	jsb->s_maxlen = cpu_to_be32(MAXLEN + 1);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, EJ_JOURNAL_TOO_SMALL,
+		      EJ_JSBR_TOO_LONG);
+	expect_reason(jsb, &lib_ext_env, EJ_JOURNAL_TOO_SMALL,
+		      EJ_JSBR_TOO_LONG);
+	/* too small to be a journal: only the library's geometry says so */
+	jsb->s_maxlen = cpu_to_be32(JBD2_MIN_JOURNAL_BLOCKS - 1);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, 0, EJ_JSBR_OK);
+	expect_reason(jsb, &lib_ext_env, EJ_BAD_JSB, EJ_JSBR_MAXLEN);
+
+	/* s_first: e2fsprogs never looks; on the superblock, or past it */
+	fill_ext(jsb);
+	jsb->s_first = cpu_to_be32(1);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, 0, EJ_JSBR_OK);
+	expect_reason(jsb, &lib_ext_env, EJ_BAD_JSB, EJ_JSBR_FIRST);
+	jsb->s_first = cpu_to_be32(MAXLEN);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &lib_ext_env, EJ_BAD_JSB, EJ_JSBR_FIRST);
+
+	fill_ext(jsb);
+	jsb->s_start = cpu_to_be32(MAXLEN);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, 0, EJ_JSBR_OK);
+	expect_reason(jsb, &lib_ext_env, EJ_BAD_JSB, EJ_JSBR_START);
+
+	fill_ext(jsb);
+	jsb->s_feature_incompat |= cpu_to_be32(0x100000);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, EJ_UNSUPP_FEATURE, EJ_JSBR_INCOMPAT);
+	expect_reason(jsb, &lib_ext_env, EJ_UNSUPP_FEATURE,
+		      EJ_JSBR_INCOMPAT);
+	fill_ext(jsb);
+	jsb->s_feature_ro_compat = cpu_to_be32(1);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, EJ_UNSUPP_FEATURE, EJ_JSBR_ROCOMPAT);
+	fill_ext(jsb);
+	jsb->s_feature_incompat |= cpu_to_be32(JBD2_FEATURE_INCOMPAT_CSUM_V2);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, EJ_BAD_JSB, EJ_JSBR_BOTH_CSUM);
+	fill_ext(jsb);
+	jsb->s_feature_incompat |=
+		cpu_to_be32(JBD2_FEATURE_INCOMPAT_FAST_COMMIT);
+	jsb->s_num_fc_blks = cpu_to_be32(MAXLEN);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, EJ_BAD_JSB, EJ_JSBR_FAST_COMMIT);
+}
+
+static void test_validate_csum(void **state)
+{
+	journal_superblock_t *jsb = *state;
+	struct ej_jsb_result res;
+
+	fill_ext(jsb);
+	jsb->s_checksum_type = 2;
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, EJ_BAD_JSB, EJ_JSBR_CSUM_TYPE);
+	expect_reason(jsb, &lib_ext_env, EJ_BAD_JSB, EJ_JSBR_CSUM_TYPE);
+
+	fill_ext(jsb);
+	jsb->s_checksum ^= cpu_to_be32(1);
+	expect_reason(jsb, &e2fsck_env, EJ_JSB_CSUM, EJ_JSBR_CSUM);
+	/* replay-all, refuse and the library use it, and remember */
+	assert_int_equal(ej_jsb_validate(jsb, &lib_ext_env, &res), 0);
+	assert_int_equal(res.problems, EJ_JSB_BAD_CSUM);
+	/* before the block size in e2fsprogs' order */
+	jsb->s_blocksize = cpu_to_be32(BS / 2);
+	expect_reason(jsb, &e2fsck_env, EJ_JSB_CSUM, EJ_JSBR_CSUM);
+	expect_reason(jsb, &lib_ext_env, EJ_BAD_JSB, EJ_JSBR_BLOCKSIZE);
+}
+
+static void test_validate_users(void **state)
+{
+	journal_superblock_t *jsb = *state;
+	struct ej_jsb_env shared = e2fsck_env;
+
+	fill_ext(jsb);
+	jsb->s_nr_users = cpu_to_be32(2);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, EJ_EXT_MULTI_USER,
+		      EJ_JSBR_MULTI_USERS);
+	/* before the features, as e2fsprogs checks */
+	jsb->s_feature_incompat |= cpu_to_be32(0x100000);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &e2fsck_env, EJ_EXT_MULTI_USER,
+		      EJ_JSBR_MULTI_USERS);
+	shared.flags = EJ_JSBV_SHARED_OK;
+	expect_reason(jsb, &shared, EJ_UNSUPP_FEATURE, EJ_JSBR_INCOMPAT);
+
+	/* external: a users list that names others, not this filesystem */
+	fill_ext(jsb);
+	jsb->s_users[0] ^= 0xff;
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &lib_ext_env, EJ_EXT_WRONG_FS, EJ_JSBR_NOT_USER);
+	/* this filesystem second in the list */
+	jsb->s_nr_users = cpu_to_be32(2);
+	memcpy(jsb->s_users + 16, fs_uuid, sizeof(fs_uuid));
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &lib_ext_env, 0, EJ_JSBR_OK);
+	/* an empty list excludes nobody (debugfs-attached journals) */
+	memset(jsb->s_users, 0, 32);
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &lib_ext_env, 0, EJ_JSBR_OK);
+	/* a users count past the list's end reads no further than it */
+	jsb->s_nr_users = cpu_to_be32(0xffffffffU);
+	jsb->s_users[47 * 16] = 1;
+	ej_jsb_csum_set(jsb);
+	expect_reason(jsb, &lib_ext_env, EJ_EXT_WRONG_FS, EJ_JSBR_NOT_USER);
+}
+
+/* The external device's ext2 superblock (host order). */
+static void test_ext_sb(void **state)
+{
+	struct ext2_super_block es;
+	enum ej_ext_reason why;
+
+	memset(&es, 0, sizeof(es));
+	es.s_magic = EXT2_SUPER_MAGIC;
+	ext2fs_set_feature_journal_dev(&es);
+	es.s_log_block_size = 2;		/* 4096 */
+	ext2fs_blocks_count_set(&es, MAXLEN);
+	memcpy(es.s_uuid, fs_uuid, sizeof(fs_uuid));
+	assert_int_equal(ej_ext_sb_validate(&es, fs_uuid, BS, 1, &why), 0);
+	assert_int_equal(why, EJ_EXTR_OK);
+	/* the UUID the filesystem names, only when it names one */
+	es.s_uuid[3] ^= 1;
+	assert_int_equal(ej_ext_sb_validate(&es, fs_uuid, BS, 0, &why),
+			 EJ_EXT_WRONG_FS);
+	assert_int_equal(why, EJ_EXTR_WRONG_FS);
+	assert_int_equal(ej_ext_sb_validate(&es, NULL, BS, 1, &why), 0);
+	/* block size and room: the library's rules, not e2fsprogs' */
+	es.s_log_block_size = 0;
+	assert_int_equal(ej_ext_sb_validate(&es, NULL, BS, 0, &why), 0);
+	assert_int_equal(ej_ext_sb_validate(&es, NULL, BS, 1, &why),
+			 EJ_EXT_BAD_SB);
+	assert_int_equal(why, EJ_EXTR_BLOCKSIZE);
+	es.s_log_block_size = 40;
+	assert_int_equal(ej_ext_sb_validate(&es, NULL, BS, 1, &why),
+			 EJ_EXT_BAD_SB);
+	es.s_log_block_size = 2;
+	ext2fs_blocks_count_set(&es, 2);
+	assert_int_equal(ej_ext_sb_validate(&es, NULL, BS, 1, &why),
+			 EJ_EXT_BAD_SB);
+	assert_int_equal(why, EJ_EXTR_TOO_SMALL);
+	/* not a journal device: first, whatever else is wrong */
+	ext2fs_clear_feature_journal_dev(&es);
+	assert_int_equal(ej_ext_sb_validate(&es, fs_uuid, BS, 1, &why),
+			 EJ_EXT_NOT_JOURNAL);
+	assert_int_equal(why, EJ_EXTR_NOT_JOURNAL);
+	ext2fs_set_feature_journal_dev(&es);
+	es.s_magic = 0;
+	assert_int_equal(ej_ext_sb_validate(&es, NULL, BS, 0, &why),
+			 EJ_EXT_NOT_JOURNAL);
+	assert_int_equal(ej_ext_sb_validate(NULL, NULL, BS, 0, &why),
+			 EJ_BAD_ARG);
+}
+
+/* The journal inode, before its blocks are mapped. */
+static void test_jinode(void **state)
+{
+	struct ext2_inode in;
+
+	memset(&in, 0, sizeof(in));
+	in.i_links_count = 1;
+	in.i_mode = LINUX_S_IFREG | 0600;
+	in.i_size = JBD2_MIN_JOURNAL_BLOCKS * BS;
+	assert_int_equal(ej_jinode_validate(&in, BS), 0);
+	in.i_size -= 1;
+	assert_int_equal(ej_jinode_validate(&in, BS), EJ_JOURNAL_TOO_SMALL);
+	/* i_size_high counts: a 4 GiB journal */
+	in.i_size = 0;
+	in.i_size_high = 1;
+	assert_int_equal(ej_jinode_validate(&in, BS), 0);
+	in.i_links_count = 0;
+	assert_int_equal(ej_jinode_validate(&in, BS), EJ_BAD_JOURNAL_INODE);
+	in.i_links_count = 1;
+	in.i_mode = LINUX_S_IFDIR | 0700;
+	assert_int_equal(ej_jinode_validate(&in, BS), EJ_BAD_JOURNAL_INODE);
+	in.i_mode = LINUX_S_IFREG | 0600;
+	in.i_flags = EXT4_ENCRYPT_FL;
+	assert_int_equal(ej_jinode_validate(&in, BS), EJ_BAD_JOURNAL_INODE);
+	in.i_flags = EXT4_INLINE_DATA_FL;
+	assert_int_equal(ej_jinode_validate(&in, BS), EJ_BAD_JOURNAL_INODE);
+	in.i_flags = EXT4_EXTENTS_FL;
+	assert_int_equal(ej_jinode_validate(&in, BS), 0);
+	assert_int_equal(ej_jinode_validate(NULL, BS), EJ_BAD_ARG);
+	assert_int_equal(ej_jinode_validate(&in, 0), EJ_BAD_ARG);
+}
+
+static void test_validate_null_args(void **state)
+{
+	journal_superblock_t *jsb = *state;
+	struct ej_jsb_result res;
+
+	assert_int_equal(ej_jsb_validate(NULL, &e2fsck_env, &res),
+			 EJ_BAD_ARG);
+	assert_int_equal(ej_jsb_validate(jsb, NULL, &res), EJ_BAD_ARG);
+	assert_int_equal(ej_jsb_validate(jsb, &e2fsck_env, NULL),
+			 EJ_BAD_ARG);
+}
+
 #define JSB_TEST(fn) \
 	cmocka_unit_test_setup_teardown(fn, setup_jsb, teardown_jsb)
 
@@ -492,6 +796,14 @@ int main(void)
 		JSB_TEST(test_csum_round_trip),
 		JSB_TEST(test_csum_seed),
 		JSB_TEST(test_null_args),
+		JSB_TEST(test_validate_ok),
+		JSB_TEST(test_validate_magic_type),
+		JSB_TEST(test_validate_fields),
+		JSB_TEST(test_validate_csum),
+		JSB_TEST(test_validate_users),
+		JSB_TEST(test_validate_null_args),
+		JSB_TEST(test_ext_sb),
+		JSB_TEST(test_jinode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
