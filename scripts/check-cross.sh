@@ -204,6 +204,10 @@ export E2FSCK_ENGINE="$TB/engine" EJ_VALGRIND=0 EJ_EMULATOR=$QEMU
 # i_block byte-swapped (doc/testing.md): where that is the only
 # difference, ours must equal this engine's result byte for byte instead
 [ -z "$BIG" ] || export EJ_BE_ENGINE="$TB/engine"
+# tests/e2fsck/install.sh: "make install" in the cross build tree (not
+# in $TB, the wrappers), and the installed programs run under qemu
+export EJ_CROSS_BUILDDIR="$W/src"
+export EJ_CROSS_RUN="$QEMU -L /usr/$TRIPLET -E LD_LIBRARY_PATH=$LIBPATH"
 : "${MKE2FS:=/sbin/mke2fs}" "${DEBUGFS:=/sbin/debugfs}"
 : "${DUMPE2FS:=/sbin/dumpe2fs}"
 export MKE2FS DEBUGFS DUMPE2FS
