@@ -273,7 +273,7 @@ checkout() {	# checkout COMMIT: the build tree at COMMIT; git rewrites
 build_commit() {	# build_commit COMMIT LABEL [BINARY]: build, W=1, keep BINARY
 	local c=$1 label=$2 bin=${3:-} out=$cache/build key blog
 	key=$(build_key "$c" linux)
-	blog=$cache/build-$label.log
+	blog=$cache/build-${label//[^A-Za-z0-9.]/-}.log
 	mkdir -p "$cache/built"
 	if [[ -f $cache/built/$key && ( -z $bin || -x $bin && $(cat "$bin.key" 2>/dev/null) == "$key" ) ]]; then
 		pass "$label builds (built before: this tree, config and compiler)"
@@ -311,7 +311,7 @@ build_w1() {	# build_w1 COMMIT LABEL
 	local c=$1 label=$2 out=$cache/build-w1 key blog
 	local -a targets=(fs/jbd2/ fs/ext4/super.o)
 	key=$(build_key "$c" w1)
-	blog=$cache/build-w1-$label.log
+	blog=$cache/build-w1-${label//[^A-Za-z0-9.]/-}.log
 	if [[ -f $cache/built/$key && -f $blog ]]; then
 		pass "$label: W=1 fs/jbd2, fs/ext4/super.o: no warnings (built before)"
 		return 0
@@ -325,7 +325,12 @@ build_w1() {	# build_w1 COMMIT LABEL
 		fail "$label: W=1 build failed (log: $blog)"
 		return 1
 	fi
-	if grep -E 'warning:' "$blog" | grep -E 'fs/jbd2/|include/linux/jbd2\.h|fs/ext4/super\.c'; then
+	# Warnings count in the files the series has changed by this commit
+	# (the stock files' own W=1 warnings are not the series').
+	local changed
+	changed=$(git -C "$tree" diff --name-only pristine "$c" |
+		  grep -E '\.[ch]$' | sed 's/\./\\./g' | paste -sd '|' -)
+	if [[ -n $changed ]] && grep -E 'warning:' "$blog" | grep -E "$changed"; then
 		# Recompiled next time, so that the warnings show again.
 		rm -f "$out"/fs/jbd2/*.o "$out/fs/ext4/super.o"
 		fail "$label: W=1 fs/jbd2, fs/ext4/super.o: warnings (log: $blog)"
