@@ -3,35 +3,42 @@
 #
 # check-kernel.sh - prove that e2fsck/recovery.c works inside Linux.
 #
-# Builds a User-Mode Linux 6.1 kernel whose fs/jbd2/recovery.c is the
-# project's e2fsck/recovery.c (byte for byte) plus the patch series in
-# kernel/patches/, runs the series' KUnit tests, then boots that kernel on
-# copies of damaged and healthy journal images under each recovery policy
-# and checks the mount outcome, the kernel messages, the error state left
-# in the superblock, and that every filesystem block outside the
+# Applies the generated series kernel/patches-KVER/ (KVER 6.1 or 6.12)
+# with git am to a git tree of Debian's pristine linux-source-KVER,
+# builds a User-Mode Linux kernel at every commit of the series (each
+# must build without warnings, also at W=1 for fs/jbd2 and ext4's
+# super.c), checks every patch with checkpatch, runs the series' KUnit
+# tests on the last commit, whose fs/jbd2/recovery.c is the project's
+# e2fsck/recovery.c byte for byte, then boots that kernel on copies of
+# damaged and healthy journal images under each recovery policy and
+# checks the mount outcome, the kernel messages, the error state left in
+# the superblock, and that every filesystem block outside the
 # superblocks, group descriptors and journal equals what
 # `e2journal replay --policy P` makes of another copy.
 #
-# Everything big (the unpacked source, the trees, the build directories,
-# the images) lives under BUILDDIR/kernel/.cache, so a second run after a
+# Everything big (the source's git tree, the build directories, the
+# images) lives under BUILDDIR/kernel/.cache, so a second run after a
 # change to recovery.c only rebuilds what changed.  See kernel/README.md.
 set -euo pipefail
 
 usage() {
-	cat <<'EOF'
+	cat <<'EOT'
 Usage: check-kernel.sh [options] [BUILDDIR]
 
 BUILDDIR is the project's build directory (misc/e2journal is taken from
 it, kernel/.cache is created in it); default: the current directory.
 
 Options:
-  --stock        build and test an unpatched Linux 6.1 instead (its own
-                 cache), to record what the stock kernel does
+  --kver V       the kernel version: 6.1 or 6.12 [$KVER, else 6.1]
+  --stock        build and test the unpatched kernel instead, to record
+                 what it does
+  --last-only    build only the last commit of the series (a quick rerun;
+                 the others are built when their tree has never been)
   --tests LIST   run only these tests (space-separated names; "list" lists)
   --jobs N       make -jN, and N boots at a time [2]
   --no-install   never run apt-get; fail if a tool is missing
   --no-kunit     skip the KUnit boot
-  --no-w1        skip the W=1 build of fs/jbd2
+  --no-w1        skip the W=1 builds
   --kernel FILE  test this UML kernel instead of building one (with
                  --stock: record what it does, expect nothing)
   --writer W     write the test journals with "e2journal" (write and
@@ -41,13 +48,15 @@ Options:
 
 Exit status 0 when every check passed.  The last line reads
 "N passed, M failed".
-EOF
+EOT
 }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=$(cd "$here/.." && pwd)
 builddir=.
+kver=${KVER:-6.1}
 stock=0
+last_only=0
 only_tests=""
 jobs=2
 install=1
@@ -59,7 +68,9 @@ kernel_bin=""
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	-h|--help) usage; exit 0 ;;
+	--kver) kver=$2; shift 2 ;;
 	--stock) stock=1; shift ;;
+	--last-only) last_only=1; shift ;;
 	--tests) only_tests=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--no-install) install=0; shift ;;
@@ -72,21 +83,47 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 builddir=$(cd "$builddir" && pwd)
+case $kver in
+6.1|6.12) ;;
+*) echo "check-kernel: KVER must be 6.1 or 6.12, not $kver" >&2; exit 16 ;;
+esac
 
-cache=$builddir/kernel/.cache
-tarball=/usr/src/linux-source-6.1.tar.xz
-pristine=$cache/linux-source-6.1
+# kernel/.cache/KVER: this version's tree and builds; kernel/.cache/images:
+# the test images and e2journal's replays of them, shared by the versions.
+topcache=$builddir/kernel/.cache
+cache=$topcache/$kver
+tarball=/usr/src/linux-source-$kver.tar.xz
+patches=$here/patches-$kver
 recovery_c=$top_srcdir/e2fsck/recovery.c
 e2journal=$builddir/misc/e2journal
 jtool="python3 $here/jtool.py"
+# Fixed identity and dates for git am, so that a rerun makes the same
+# commits from the same series.
+export GIT_COMMITTER_NAME="check-kernel" GIT_COMMITTER_EMAIL="check-kernel@invalid"
+export GIT_COMMITTER_DATE="2026-12-04T10:00:00+00:00"
 
 STEP_PROG=check-kernel
 . "$top_srcdir/scripts/steps.sh"
 
 # ------------------------------------------------------------ tools
+# linux-source-6.12 is in bookworm-backports (and bookworm-security) on
+# Debian 12; add backports to the sources when no archive offers it.
+add_source() {
+	local pkg=linux-source-$kver list=/etc/apt/sources.list.d/e2journal-backports.list
+	if apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+		return 0
+	fi
+	[[ $kver == 6.12 && $install -eq 1 && $(id -u) -eq 0 ]] || return 0
+	. /etc/os-release
+	if [[ ${VERSION_CODENAME:-} == bookworm && ! -e $list ]]; then
+		log "adding bookworm-backports to the apt sources (for $pkg)"
+		echo "deb http://deb.debian.org/debian bookworm-backports main" >"$list"
+	fi
+}
+
 need_pkgs() {
 	local missing=()
-	pkgs_missing <<'EOF'
+	pkgs_missing <<'EOT'
 gcc build-essential
 make build-essential
 bc bc
@@ -95,32 +132,50 @@ bison bison
 patch patch
 perl perl
 python3 python3
+git git
 xz xz-utils
 mke2fs e2fsprogs
 debugfs e2fsprogs
 dumpe2fs e2fsprogs
 cmp diffutils
 timeout coreutils
-EOF
-	[[ -f $tarball ]] || missing+=(linux-source-6.1)
+EOT
+	if [[ ! -f $tarball ]]; then
+		add_source
+		missing+=("linux-source-$kver")
+	fi
 	[[ ${#missing[@]} -eq 0 ]] && return 0
 	pkgs_install "${missing[@]}"
-	[[ -f $tarball ]] || die "$tarball missing after installing linux-source-6.1"
+	[[ -f $tarball ]] || die "$tarball missing after installing linux-source-$kver"
 }
 
-# ------------------------------------------------------------ source trees
-# The unpacked tarball stays pristine: the stock kernel builds from it.
+# ------------------------------------------------------------ source tree
+# $cache/git: the unpacked tarball as a git repository whose first commit
+# (tag "pristine") is the tarball; the kernels build from its work tree,
+# which is checked out at the commit being built.  The series is applied
+# with git am in a second, sparse work tree of the same repository
+# ($cache/am: only the directories the series touches), so that applying
+# it again does not touch the files the builds depend on.
+tree=$cache/git
+amtree=$cache/am
+
 unpack() {
 	local stamp=$cache/unpacked.stamp want
 	want=$(stat -c '%s %Y' "$tarball")
-	if [[ -d $pristine && -f $stamp && $(cat "$stamp") == "$want" ]]; then
+	if [[ -d $tree/.git && -f $stamp && $(cat "$stamp") == "$want" ]]; then
 		return 0
 	fi
-	rm -rf "$pristine" "$cache/src-patched" "$cache"/build-*
+	rm -rf "$tree" "$amtree" "$cache"/build* "$cache"/built "$cache"/linux-*
 	mkdir -p "$cache"
-	log "unpacking $tarball"
+	log "unpacking $tarball into a git tree"
 	tar -C "$cache" -xf "$tarball"
-	[[ -f $pristine/Makefile ]] || die "unexpected layout in $tarball"
+	[[ -f $cache/linux-source-$kver/Makefile ]] || die "unexpected layout in $tarball"
+	mv "$cache/linux-source-$kver" "$tree"
+	git -C "$tree" init -q
+	git -C "$tree" add -A -f
+	git -C "$tree" -c user.name=pristine -c user.email=pristine@invalid \
+		commit -q -m "linux-source-$kver (Debian)"
+	git -C "$tree" tag pristine
 	printf '%s\n' "$want" >"$stamp"
 }
 
@@ -128,193 +183,198 @@ series_patches() {
 	local p
 	while read -r p; do
 		[[ -z $p || $p == \#* ]] && continue
-		printf '%s\n' "$here/patches/$p"
-	done <"$here/patches/series"
+		printf '%s\n' "$patches/$p"
+	done <"$patches/series"
 }
 
-# Files a patch touches (a/ and b/ sides of its diff headers).
-patch_files() {
-	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$@" | sort -u
+# Directories a patch touches (a/ and b/ sides of its diff headers).
+patch_dirs() {
+	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$@" |
+		sed 's|/[^/]*$|/|' | sort -u
 }
 
-# Replace @dst with @src only when their bytes differ, so that make sees
-# a new timestamp exactly where something changed.  The tree is a
-# hard-linked copy of the pristine one: never write a file in place.
-sync_file() {
-	local src=$1 dst=$2
-	if [[ -e $src ]]; then
-		if ! cmp -s "$src" "$dst" 2>/dev/null; then
-			mkdir -p "$(dirname "$dst")"
-			cp "$src" "$dst.new.$$"
-			mv -f "$dst.new.$$" "$dst"
-			log "  updated ${dst#"$tree"/}"
-		fi
-	elif [[ -e $dst ]]; then
-		rm -f "$dst"
-		log "  removed ${dst#"$tree"/}"
+# The series must be what kernel/mkseries.py makes of the project's
+# files (a stale series would test something else).
+check_series() {
+	if python3 "$here/mkseries.py" --check --full --git "$tree" "$kver"; then
+		pass "kernel/patches-$kver agrees with e2fsck/recovery.c, jbd2_policy.h and kernel/series"
+	else
+		fail "kernel/patches-$kver is stale: run kernel/mkseries.py $kver"
+		die "not testing a stale series"
 	fi
-	return 0
 }
 
-# The patched tree: pristine + recovery.c + the series, applied to
-# copies of the touched files in a staging area first.
-prepare_patched_tree() {
-	local stage=$cache/stage list=$cache/patched.files f p
-	local -a patches files
-	tree=$cache/src-patched
-	mapfile -t patches < <(series_patches)
-	mapfile -t files < <({ patch_files "${patches[@]}";
-			       echo fs/jbd2/recovery.c; } | sort -u)
-
-	rm -rf "$stage"
-	mkdir -p "$stage"
-	for f in "${files[@]}"; do
-		if [[ -e $pristine/$f ]]; then
-			mkdir -p "$stage/$(dirname "$f")"
-			cp -p "$pristine/$f" "$stage/$f"
-		fi
-	done
-	cp "$recovery_c" "$stage/fs/jbd2/recovery.c"
-	for p in "${patches[@]}"; do
-		patch -p1 -s -d "$stage" --no-backup-if-mismatch -r - <"$p" ||
-			die "patch ${p##*/} does not apply"
-	done
-
-	if [[ ! -d $tree ]]; then
-		log "creating the patched tree (hard links to the pristine one)"
-		cp -al "$pristine" "$tree"
+# git am the series onto "pristine"; commits[] gets its commits in order.
+apply_series() {
+	local -a pats
+	mapfile -t pats < <(series_patches)
+	if [[ ! -e $amtree/.git ]]; then
+		rm -rf "$amtree"
+		git -C "$tree" worktree prune
+		git -C "$tree" worktree add -q --no-checkout --detach "$amtree" pristine
+		git -C "$amtree" sparse-checkout set --no-cone \
+			$(patch_dirs "${pats[@]}" | sed 's|^|/|') >/dev/null
 	fi
-	# Files the series touched last time but not now go back to pristine.
-	local -A wanted=()
-	for f in "${files[@]}"; do
-		wanted[$f]=1
-	done
-	if [[ -f $list ]]; then
-		while read -r f; do
-			[[ -n ${wanted[$f]:-} ]] || sync_file "$pristine/$f" "$tree/$f"
-		done <"$list"
+	git -C "$amtree" am --abort >/dev/null 2>&1 || true
+	git -C "$amtree" checkout -q -f --detach pristine
+	if ! git -C "$amtree" am -q --committer-date-is-author-date "${pats[@]}" \
+	     >"$cache/am.log" 2>&1; then
+		cat "$cache/am.log"
+		fail "git am of kernel/patches-$kver onto linux-source-$kver"
+		die "the series does not apply"
 	fi
-	for f in "${files[@]}"; do
-		sync_file "$stage/$f" "$tree/$f"
-	done
-	printf '%s\n' "${files[@]}" >"$list"
-	cmp "$recovery_c" "$tree/fs/jbd2/recovery.c" ||
-		die "fs/jbd2/recovery.c differs from e2fsck/recovery.c"
-	log "  fs/jbd2/recovery.c is e2fsck/recovery.c (cmp)"
+	mapfile -t commits < <(git -C "$amtree" rev-list --reverse pristine..HEAD)
+	[[ ${#commits[@]} -eq ${#pats[@]} ]] ||
+		die "git am made ${#commits[@]} commits of ${#pats[@]} patches"
+	pass "git am: ${#pats[@]} patches apply to linux-source-$kver"
+	if git -C "$amtree" show HEAD:fs/jbd2/recovery.c | cmp -s - "$recovery_c"; then
+		pass "the series' fs/jbd2/recovery.c is e2fsck/recovery.c (cmp)"
+	else
+		fail "the series' fs/jbd2/recovery.c differs from e2fsck/recovery.c"
+	fi
 }
 
 # ------------------------------------------------------------ builds
-configure() {	# configure SRC OUT [CONFIG_NAME=VALUE...]
-	local src=$1 out=$2 stamp=$2/.uml.config.stamp sum
-	shift 2
-	sum=$({ cat "$here/uml.config"; printf '%s\n' "$@"; } | cksum)
+configure() {	# configure OUT [CONFIG_NAME=VALUE...]: olddefconfig for
+	# the commit checked out, .config replaced only when it changes.
+	local out=$1 line sym filter=""
+	shift
 	mkdir -p "$out"
-	if [[ -f $out/.config && -f $stamp && $(cat "$stamp") == "$sum" ]]; then
-		return 0
-	fi
-	local line sym filter=""
 	for line in "$@"; do
 		sym=$(grep -oE 'CONFIG_[A-Z0-9_]+' <<<"$line")
 		filter+="${filter:+|}^$sym="
 	done
+	mkdir -p "$out/.cfg"
 	{ grep -vE "${filter:-^\$}" "$here/uml.config"; printf '%s\n' "$@"; } \
-		>"$out/.config"
-	make -s -C "$src" ARCH=um O="$out" olddefconfig >/dev/null
-	printf '%s\n' "$sum" >"$stamp"
+		>"$out/.cfg/.config"
+	make -s -C "$tree" ARCH=um O="$out/.cfg" olddefconfig >/dev/null 2>&1 ||
+		make -C "$tree" ARCH=um O="$out/.cfg" olddefconfig
+	cmp -s "$out/.cfg/.config" "$out/.config" || cp "$out/.cfg/.config" "$out/.config"
 }
 
-# What a build directory's result depends on: the tarball, the
-# configuration, the compiler and the bytes of every file the series and
-# recovery.c change.  A build directory whose stamp holds this key is up
-# to date, and make is not run at all: its walk of the whole tree to
-# find nothing to do takes 20-60 s.
-build_key() {	# build_key SRC WHAT
-	local f
+# A commit's build is keyed by its tree (every byte of the source), the
+# configuration and the compiler: a key built before is not built again
+# (make's walk of the whole tree to find nothing to do takes 20-60 s).
+build_key() {	# build_key COMMIT WHAT
 	{
 		printf '%s\n' "$2"
-		cat "$cache/unpacked.stamp" "$here/uml.config"
+		git -C "$tree" rev-parse "$1^{tree}"
+		cat "$here/uml.config"
 		gcc --version | head -1
-		if [[ $1 != "$pristine" ]]; then
-			while read -r f; do
-				printf '%s\n' "$f"
-				cat "$1/$f" 2>/dev/null || true
-			done <"$cache/patched.files"
+	} | cksum | tr ' ' '-'
+}
+
+checkout() {	# checkout COMMIT: the build tree at COMMIT; git rewrites
+	# only the files that differ, so make rebuilds only what they reach.
+	[[ $(git -C "$tree" rev-parse HEAD) == "$(git -C "$tree" rev-parse "$1")" ]] ||
+		git -C "$tree" checkout -q -f --detach "$1"
+}
+
+build_commit() {	# build_commit COMMIT LABEL [BINARY]: build, W=1, keep BINARY
+	local c=$1 label=$2 bin=${3:-} out=$cache/build key blog
+	key=$(build_key "$c" linux)
+	blog=$cache/build-${label//[^A-Za-z0-9.]/-}.log
+	mkdir -p "$cache/built"
+	if [[ -f $cache/built/$key && ( -z $bin || -x $bin && $(cat "$bin.key" 2>/dev/null) == "$key" ) ]]; then
+		pass "$label builds (built before: this tree, config and compiler)"
+	else
+		checkout "$c"
+		configure "$out"
+		if ! make -C "$tree" ARCH=um O="$out" -j"$jobs" linux >"$blog" 2>&1; then
+			tail -40 "$blog"
+			fail "$label: kernel build failed (log: $blog)"
+			return 1
 		fi
-	} | cksum
+		if grep -E '^(\.\./)?[^ ]*(fs/jbd2/|fs/ext4/super\.c|include/linux/jbd2\.h).*warning:' "$blog"; then
+			# Rebuilt next time, so that the warnings show again.
+			rm -f "$out"/fs/jbd2/*.o "$out/fs/ext4/super.o"
+			fail "$label: warnings in fs/jbd2 or fs/ext4/super.c (log: $blog)"
+			return 1
+		fi
+		: >"$cache/built/$key"
+		if [[ -n $bin ]]; then
+			cp "$out/linux" "$bin.new" && mv -f "$bin.new" "$bin"
+			printf '%s\n' "$key" >"$bin.key"
+		fi
+		pass "$label builds ($(($(now) - t_build)) s)"
+	fi
+	[[ $w1 -eq 1 && $stock -eq 0 ]] || return 0
+	build_w1 "$c" "$label"
 }
 
-up_to_date() {	# up_to_date OUT KEY FILE
-	[[ -e $3 && -f $1/.build.stamp && $(cat "$1/.build.stamp") == "$2" ]]
-}
-
-build_kernel() {
-	local src=$1 out=$2 blog=$2.log key
-	configure "$src" "$out"
-	key=$(build_key "$src" linux)
-	if up_to_date "$out" "$key" "$out/linux"; then
-		log "  ${out##*/}/linux is up to date (no input changed)"
+# fs/jbd2 and ext4's super.o at W=1 (extra warnings and kernel-doc), in a
+# build directory of their own so that the main build keeps its objects.
+# Without the KUnit option recovery.c is built (and its kernel-doc
+# checked) as itself, as in a production kernel; recovery_test.o is then
+# built on its own where the commit has it.
+build_w1() {	# build_w1 COMMIT LABEL
+	local c=$1 label=$2 out=$cache/build-w1 key blog
+	local -a targets=(fs/jbd2/ fs/ext4/super.o)
+	key=$(build_key "$c" w1)
+	blog=$cache/build-w1-${label//[^A-Za-z0-9.]/-}.log
+	if [[ -f $cache/built/$key && -f $blog ]]; then
+		pass "$label: W=1 fs/jbd2, fs/ext4/super.o: no warnings (built before)"
 		return 0
 	fi
-	rm -f "$out/.build.stamp"
-	if ! make -C "$src" ARCH=um O="$out" -j"$jobs" linux >"$blog" 2>&1; then
+	checkout "$c"
+	configure "$out" "# CONFIG_JBD2_KUNIT_TEST is not set"
+	[[ ! -e $tree/fs/jbd2/recovery_test.c ]] || targets+=(fs/jbd2/recovery_test.o)
+	if ! make -C "$tree" ARCH=um O="$out" -j"$jobs" W=1 "${targets[@]}" \
+	     >"$blog" 2>&1; then
 		tail -40 "$blog"
-		die "kernel build failed (log: $blog)"
+		fail "$label: W=1 build failed (log: $blog)"
+		return 1
 	fi
-	if grep -E '^(\.\./)?[^ ]*(fs/jbd2/|fs/ext4/super\.c).*warning:' "$blog"; then
-		# Rebuilt next time, so that the warnings show again.
-		rm -f "$out"/fs/jbd2/*.o "$out/fs/ext4/super.o"
-		die "warnings in fs/jbd2 or fs/ext4/super.c (log: $blog)"
-	fi
-	printf '%s\n' "$key" >"$out/.build.stamp"
-}
-
-# fs/jbd2 alone at W=1 (extra warnings and kernel-doc), in its own build
-# directory so that the main build keeps its objects.  Without the KUnit
-# option recovery.c is built (and its kernel-doc checked) as itself, as
-# in a production kernel; recovery_test.o is then built on its own.
-build_w1() {
-	local out=$cache/build-w1 blog=$cache/build-w1.log key
-	configure "$tree" "$out" "# CONFIG_JBD2_KUNIT_TEST is not set"
-	key=$(build_key "$tree" w1)
-	if up_to_date "$out" "$key" "$blog"; then
-		# The log is that of the last build of these very inputs.
-		log "  build-w1 is up to date (no input changed)"
-	else
-		rm -f "$out/.build.stamp"
-		w1_make "$out" "$blog"
-	fi
-	if grep -E 'warning:' "$blog" | grep -E 'fs/jbd2/|include/linux/jbd2\.h'; then
+	# Warnings count in the files the series has changed by this commit
+	# (the stock files' own W=1 warnings are not the series').
+	local changed
+	changed=$(git -C "$tree" diff --name-only pristine "$c" |
+		  grep -E '\.[ch]$' | sed 's/\./\\./g' | paste -sd '|' -)
+	if [[ -n $changed ]] && grep -E 'warning:' "$blog" | grep -E "$changed"; then
 		# Recompiled next time, so that the warnings show again.
-		rm -f "$out"/fs/jbd2/*.o "$out/.build.stamp"
-		fail "W=1 fs/jbd2: warnings (log: $blog)"
-	else
-		printf '%s\n' "$key" >"$out/.build.stamp"
-		pass "W=1 fs/jbd2: no warnings"
+		rm -f "$out"/fs/jbd2/*.o "$out/fs/ext4/super.o"
+		fail "$label: W=1 fs/jbd2, fs/ext4/super.o: warnings (log: $blog)"
+		return 1
 	fi
+	: >"$cache/built/$key"
+	pass "$label: W=1 fs/jbd2, fs/ext4/super.o: no warnings"
 }
 
-w1_make() {	# w1_make OUT LOG
-	local out=$1 blog=$2
-	if ! make -C "$tree" ARCH=um O="$out" -j"$jobs" W=1 fs/jbd2/ \
-	     fs/jbd2/recovery_test.o >"$blog" 2>&1; then
-		tail -40 "$blog"
-		die "W=1 build of fs/jbd2 failed (log: $blog)"
-	fi
-}
-
-checkpatch() {
-	local p out
-	for p in $(series_patches); do
-		out=$(perl "$pristine/scripts/checkpatch.pl" --no-tree -q \
-		      --no-signoff "$p" 2>&1 || true)
-		if [[ -z $out ]]; then
-			pass "checkpatch ${p##*/}"
-		elif grep -q '^ERROR' <<<"$out"; then
-			printf '%s\n' "$out"
-			fail "checkpatch ${p##*/}: errors"
+# Every commit of the series, in order; the last one's kernel is kept as
+# $cache/linux-patched for KUnit and the image tests.
+build_series() {
+	local i n=${#commits[@]} label
+	kernel=$cache/linux-patched
+	for ((i = 0; i < n; i++)); do
+		label="patch $((i + 1))/$n"
+		t_build=$(now)
+		if [[ $((i + 1)) -lt $n ]]; then
+			if [[ $last_only -eq 1 ]]; then
+				log "  $label: not built (--last-only)"
+				continue
+			fi
+			build_commit "${commits[$i]}" "$label" || true
 		else
-			printf '%s\n' "$out" | grep -E '^(WARNING|CHECK)' | sed 's/^/    /'
-			pass "checkpatch ${p##*/} (warnings only)"
+			build_commit "${commits[$i]}" "$label" "$kernel" ||
+				die "the last commit does not build"
+		fi
+	done
+}
+
+# checkpatch from the tree itself: 0 errors and 0 warnings but for
+# "does MAINTAINERS need updating?" on new files (fs/jbd2/ is covered).
+checkpatch() {
+	local p out rest
+	for p in $(series_patches); do
+		out=$(perl "$tree/scripts/checkpatch.pl" --no-tree -q \
+		      --no-signoff "$p" 2>&1 || true)
+		rest=$(grep -E '^(ERROR|WARNING)' <<<"$out" |
+		       grep -v 'does MAINTAINERS need updating' || true)
+		if [[ -z $rest ]]; then
+			pass "checkpatch ${p##*/}"
+		else
+			printf '%s\n' "$out" | sed 's/^/    /'
+			fail "checkpatch ${p##*/}"
 		fi
 	done
 }
@@ -741,14 +801,14 @@ expect bad_data_csum replay-all rw yes \
 	"$corrupt_msg 2 on"
 expect bad_data_csum stop fail no \
 	"JBD2: Invalid checksum recovering data block $((B + 200)) in log" \
-	'JBD2: recovery failed'
+	'JBD2: (journal )?recovery failed'
 expect bad_data_csum refuse fail no \
 	'corrupt \(bad data block checksum, first in transaction 2\); nothing replayed'
 
 expect bad_descr_csum replay-all rw yes \
 	'JBD2: ubda-8: transaction 2: 1 of 1 descriptor blocks fail their checksum; the blocks they describe are not written' \
 	"$corrupt_msg 2 on"
-expect bad_descr_csum stop fail no 'JBD2: recovery failed'
+expect bad_descr_csum stop fail no 'JBD2: (journal )?recovery failed'
 expect bad_descr_csum refuse fail no \
 	'corrupt \(bad descriptor block checksum, first in transaction 2\); nothing replayed'
 
@@ -1173,11 +1233,14 @@ main() {
 	need_pkgs
 	[[ -x $e2journal ]] || die "$e2journal not built (make misc/e2journal)"
 	mkdir -p "$cache"
-	# Kernel build directories record absolute paths (build-*/source,
+	# Kernel build directories record absolute paths (build*/source,
 	# every .cmd file): follow a symlinked cache to where it really is,
 	# so that reaching it by another path does not rebuild everything.
-	cache=$(cd "$cache" && pwd -P)
-	pristine=$cache/linux-source-6.1
+	topcache=$(cd "$topcache" && pwd -P)
+	cache=$topcache/$kver
+	tree=$cache/git
+	amtree=$cache/am
+	log "Linux $kver: $tarball"
 	step "tools ready"
 	unpack
 	step "source unpacked"
@@ -1187,23 +1250,19 @@ main() {
 		[[ -x $kernel ]] || die "$kernel_bin: not an executable kernel"
 		log "testing $kernel"
 	elif [[ $stock -eq 1 ]]; then
-		tree=$pristine
-		out=$cache/build-stock
-		build_kernel "$tree" "$out"
-		kernel=$out/linux
+		kernel=$cache/linux-stock
+		t_build=$(now)
+		build_commit pristine "stock $kver" "$kernel" ||
+			die "the stock kernel does not build"
 		step "stock kernel built"
 	else
-		prepare_patched_tree
-		step "patched tree ready"
+		check_series
+		apply_series
+		step "series applied"
 		checkpatch
-		out=$cache/build-patched
-		build_kernel "$tree" "$out"
-		kernel=$out/linux
-		step "patched kernel built"
-		if [[ $w1 -eq 1 ]]; then
-			build_w1
-			step "W=1 fs/jbd2 built"
-		fi
+		step "checkpatch run"
+		build_series
+		step "every commit built"
 		if [[ $kunit -eq 1 ]]; then
 			run_kunit
 			step "KUnit run"
@@ -1211,7 +1270,7 @@ main() {
 	fi
 
 	tests=${only_tests:-$all_tests}
-	imgdir=$cache/images
+	imgdir=$topcache/images
 	rundir=$cache/run-$([[ $stock -eq 1 ]] && echo stock || echo patched)
 	results=$cache/results-$([[ $stock -eq 1 ]] && echo stock || echo patched).tsv
 	rm -rf "$rundir"

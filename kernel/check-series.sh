@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# check-series.sh: the kernel series in kernel/patches-6.1 and -6.12 is
+# what kernel/mkseries.py makes of e2fsck/recovery.c,
+# lib/journal/jbd2_policy.h and kernel/series (no kernel source needed:
+# the patches carry full blob ids).  Then shows that the check can fail:
+# with a copy of recovery.c or of the policy header differing in one
+# byte, it must.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+mk="python3 $top_srcdir/kernel/mkseries.py"
+work=$(mktemp -d "${TMPDIR:-/tmp}/check-series.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+fails=0
+ok() { echo "PASS: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+if $mk --check 6.1 6.12; then
+	ok "the series agree with the project's files"
+else
+	bad "a series disagrees with the project's files (run kernel/mkseries.py 6.1 6.12)"
+fi
+
+# The same bytes elsewhere: still agrees (the control).
+cp "$top_srcdir/e2fsck/recovery.c" "$work/recovery.c"
+cp "$top_srcdir/lib/journal/jbd2_policy.h" "$work/jbd2_policy.h"
+if MKSERIES_RECOVERY_C=$work/recovery.c MKSERIES_POLICY_H=$work/jbd2_policy.h \
+   $mk --check 6.1 >"$work/out" 2>&1; then
+	ok "an identical copy of recovery.c and jbd2_policy.h agrees"
+else
+	cat "$work/out"
+	bad "an identical copy does not agree"
+fi
+
+# One byte of recovery.c changed (a comment's letter).
+sed '3s/journal/jOurnal/' "$top_srcdir/e2fsck/recovery.c" >"$work/recovery.c"
+cmp -s "$work/recovery.c" "$top_srcdir/e2fsck/recovery.c" && bad "sed changed nothing"
+if MKSERIES_RECOVERY_C=$work/recovery.c $mk --check 6.1 >"$work/out" 2>&1; then
+	bad "a changed recovery.c passes the check"
+elif grep -q "fs/jbd2/recovery.c is not e2fsck/recovery.c" "$work/out"; then
+	ok "a changed recovery.c fails the check (the series' blob is not its)"
+else
+	cat "$work/out"
+	bad "a changed recovery.c fails, but not for its content"
+fi
+
+# One definition of the policy header changed.
+sed 's/JBD2_POLICY_REFUSE = 2,/JBD2_POLICY_REFUSE = 3,/' \
+	"$top_srcdir/lib/journal/jbd2_policy.h" >"$work/jbd2_policy.h"
+cmp -s "$work/jbd2_policy.h" "$top_srcdir/lib/journal/jbd2_policy.h" &&
+	bad "sed changed nothing"
+if MKSERIES_POLICY_H=$work/jbd2_policy.h $mk --check 6.12 >"$work/out" 2>&1; then
+	bad "a changed jbd2_policy.h passes the check"
+elif grep -q "jbd2_policy.h's definitions" "$work/out"; then
+	ok "a changed jbd2_policy.h fails the check (jbd2.h does not get its definitions)"
+else
+	cat "$work/out"
+	bad "a changed jbd2_policy.h fails, but not for its content"
+fi
+[ "$fails" -eq 0 ]
