@@ -2,7 +2,7 @@
 /*
  * recovery.c: replay a JBD2 journal under the corrupt-journal policy.
  *
- * Written for e2journal in the shape of Linux's fs/jbd2/recovery.c, so
+ * Written for e2journal in the shape of Linux's jbd2 recovery code, so
  * that the same file builds into the kernel and into e2fsck.  Recovery
  * runs in three passes over the log:
  *
