@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ej_corrupt.c: e2journal corrupt IMAGE KIND [--tid T] [--index I]
+ *                                 [--byte B] [--value V]
+ *
+ * Damages one precise place of a journal that "e2journal write" wrote,
+ * with the library's fault injector.  The injector works on a writer that
+ * knows the layout, so "corrupt" rebuilds one from the sidecar
+ * (ej_layout.c): it replays the recorded transactions through a writer
+ * whose writes are thrown away (placeholder data; only the positions
+ * matter), checks that the positions it gets are the recorded ones, and
+ * then lets the injector work on the real journal.  Reading the layout
+ * from the sidecar rather than walking the log keeps it usable after an
+ * earlier corruption has made the log unwalkable.
+ *
+ * A test tool: it writes into the image in place.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <et/com_err.h>
+
+#include "ej_layout.h"
+
+enum {
+	OPT_TID = 256,
+	OPT_INDEX,
+	OPT_BYTE,
+	OPT_VALUE,
+};
+
+/* ------------------------------------------------------------------ */
+/* e2journal corrupt                                                   */
+
+/*
+ * The journal as a writer sink.  Until @live is set, writes are dropped:
+ * the writer is only being walked through the recorded transactions to
+ * learn their positions.
+ */
+struct csink {
+	ext2_filsys	fs;
+	io_channel	jio;		/* external journal, or NULL */
+	ext2_ino_t	ino;
+	unsigned long	maxlen;
+	int		live;
+};
+
+static errcode_t csink_map(struct csink *s, unsigned long lblk,
+			   blk64_t *pblk)
+{
+	blk64_t p = 0;
+	errcode_t err;
+
+	if (s->jio) {
+		*pblk = lblk;
+		return 0;
+	}
+	err = ext2fs_bmap2(s->fs, s->ino, NULL, NULL, 0, lblk, NULL, &p);
+	if (err)
+		return err;
+	if (!p || p >= ext2fs_blocks_count(s->fs->super))
+		return EJ_BLOCK_OUT_OF_RANGE;
+	*pblk = p;
+	return 0;
+}
+
+static errcode_t csink_read(void *arg, unsigned long lblk, void *buf)
+{
+	struct csink *s = arg;
+	blk64_t p;
+	errcode_t err;
+
+	err = csink_map(s, lblk, &p);
+	if (err)
+		return err;
+	return io_channel_read_blk64(s->jio ? s->jio : s->fs->io, p, 1, buf);
+}
+
+static errcode_t csink_write(void *arg, unsigned long lblk, const void *buf)
+{
+	struct csink *s = arg;
+	blk64_t p;
+	errcode_t err;
+
+	if (!s->live)
+		return 0;
+	err = csink_map(s, lblk, &p);
+	if (err)
+		return err;
+	return io_channel_write_blk64(s->jio ? s->jio : s->fs->io, p, 1, buf);
+}
+
+static const struct {
+	const char	*name;
+	int		kind;
+	int		needs_tid;
+	const char	*what;
+} corrupt_kinds[] = {
+	{ "commit-csum", EJ_CORRUPT_COMMIT_CSUM, 1,
+	  "byte --byte (0-3) of the commit checksum" },
+	{ "commit-header", EJ_CORRUPT_COMMIT_HEADER, 1,
+	  "commit header field --index (0 magic, 1 type, 2 sequence)" },
+	{ "data", EJ_CORRUPT_DATA, 1, "byte --byte of data block --index" },
+	{ "descr-tag", EJ_CORRUPT_DESCR_TAG, 1,
+	  "byte --byte of the tags of descriptor --index" },
+	{ "descr-csum", EJ_CORRUPT_DESCR_TAIL, 1,
+	  "the tail checksum of descriptor --index (v2/v3)" },
+	{ "revoke-csum", EJ_CORRUPT_REVOKE_TAIL, 1,
+	  "the tail checksum of revoke block --index (v2/v3)" },
+	{ "revoke-rcount", EJ_CORRUPT_REVOKE_COUNT, 1,
+	  "r_count of revoke block --index = --value (0: twice the block)" },
+	{ "torn-commit", EJ_CORRUPT_TORN_COMMIT, 1,
+	  "garbage in the commit from byte --byte (default 512) on" },
+	{ "tag-out-of-range", EJ_CORRUPT_TAG_RANGE, 1,
+	  "the tag of data block --index names block --value (default:\n"
+	  "                    the filesystem's block count); resealed" },
+	{ "tag-range", EJ_CORRUPT_TAG_RANGE, 1, NULL },
+	{ "jsb-csum", EJ_CORRUPT_JSB_CSUM, 0,
+	  "byte --byte of the journal superblock checksum" },
+	{ "jsb-magic", EJ_CORRUPT_JSB_MAGIC, 0,
+	  "byte --byte of the journal superblock magic" },
+	{ "jsb-maxlen", EJ_CORRUPT_JSB_MAXLEN, 0,
+	  "s_maxlen = --value (default 0)" },
+	{ "jsb-geometry", EJ_CORRUPT_JSB_MAXLEN, 0, NULL },
+	{ "jsb-first", EJ_CORRUPT_JSB_FIRST, 0,
+	  "s_first = --value (default 0)" },
+	{ "raw", EJ_CORRUPT_RAW, 0,
+	  "byte --byte of journal block --index (no layout needed)" },
+};
+
+
+static void corrupt_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"Usage: %s corrupt [options] IMAGE KIND\n\n"
+		"Damage the journal that \"%s write\" wrote into IMAGE in one\n"
+		"place (a test tool).  The layout comes from IMAGE.layout.\n\n"
+		"  -j, --journal DEV    external journal device or image\n"
+		"      --tid T          the transaction\n"
+		"      --index I        which block of its kind in it (default 0)\n"
+		"      --byte B         which byte (default 0)\n"
+		"      --value V        xor mask for the byte kinds (default\n"
+		"                       0xff), the new value for the others\n"
+		"  -L, --layout FILE    the layout (default IMAGE.layout)\n"
+		"  -h, --help           this text\n\nKinds:\n",
+		ej_prog, ej_prog);
+	for (i = 0; i < ARRAY_SIZE(corrupt_kinds); i++)
+		if (corrupt_kinds[i].what)
+			fprintf(f, "  %-17s %s\n", corrupt_kinds[i].name,
+				corrupt_kinds[i].what);
+}
+
+/*
+ * Walk a writer through the recorded transactions (writes dropped) and
+ * check that it puts every block where the layout says it is.
+ */
+static errcode_t rebuild(struct ej_writer *w, const struct layout *lo,
+			 unsigned int bs)
+{
+	const struct ej_wtxn *wt;
+	unsigned char *zero;
+	size_t i, j;
+	__u32 tid;
+	errcode_t err = 0;
+
+	zero = calloc(1, bs);
+	if (!zero)
+		return EJ_NO_MEMORY;
+	for (i = 0; i < lo->nr_txns && !err; i++) {
+		const struct ltxn *t = &lo->txns[i];
+
+		err = ej_writer_begin(w, &tid);
+		if (!err && tid != t->tid)
+			err = EJ_BAD_SAVED;
+		for (j = 0; j < t->nr_blocks && !err; j++) {
+			const struct ej_wblock *b = &t->blocks[j];
+			unsigned int r;
+
+			if (b->kind == EJ_WB_DATA)
+				err = ej_writer_add_block(w, b->fsblock, zero);
+			for (r = 0; b->kind == EJ_WB_REVOKE && r < b->count &&
+			     !err; r++)
+				err = ej_writer_revoke(w, r);
+		}
+		if (err)
+			break;
+		err = t->committed ? ej_writer_commit(w) :
+		      ej_writer_end_uncommitted(w);
+		if (err)
+			break;
+		wt = ej_writer_find_txn(w, tid);
+		if (!wt || wt->nr_blocks != t->nr_blocks) {
+			err = EJ_BAD_SAVED;
+			break;
+		}
+		for (j = 0; j < t->nr_blocks; j++) {
+			const struct ej_wblock *a = &wt->blocks[j];
+			const struct ej_wblock *b = &t->blocks[j];
+
+			if (a->kind != b->kind || a->index != b->index ||
+			    a->jblock != b->jblock ||
+			    (a->kind == EJ_WB_DATA &&
+			     (a->desc_jblock != b->desc_jblock ||
+			      a->tag_offset != b->tag_offset))) {
+				err = EJ_BAD_SAVED;
+				break;
+			}
+		}
+	}
+	if (!err)
+		err = ej_writer_finish(w);
+	free(zero);
+	return err;
+}
+
+static const struct ej_wblock *target_block(struct ej_writer *w, int kind,
+					    __u32 tid, unsigned int index)
+{
+	const struct ej_wtxn *t = ej_writer_find_txn(w, tid);
+	unsigned int want;
+	size_t i;
+
+	if (!t)
+		return NULL;
+	switch (kind) {
+	case EJ_CORRUPT_COMMIT_CSUM:
+	case EJ_CORRUPT_COMMIT_HEADER:
+	case EJ_CORRUPT_TORN_COMMIT:
+		want = EJ_WB_COMMIT;
+		index = 0;
+		break;
+	case EJ_CORRUPT_DATA:
+		want = EJ_WB_DATA;
+		break;
+	case EJ_CORRUPT_TAG_RANGE:
+		want = EJ_WB_DATA;
+		break;
+	case EJ_CORRUPT_DESCR_TAG:
+	case EJ_CORRUPT_DESCR_TAIL:
+		want = EJ_WB_DESCRIPTOR;
+		break;
+	default:
+		want = EJ_WB_REVOKE;
+		break;
+	}
+	for (i = 0; i < t->nr_blocks; i++)
+		if (t->blocks[i].kind == want && t->blocks[i].index == index)
+			return &t->blocks[i];
+	return NULL;
+}
+
+int ej_cmd_corrupt(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "journal",	required_argument, NULL, 'j' },
+		{ "tid",	required_argument, NULL, OPT_TID },
+		{ "index",	required_argument, NULL, OPT_INDEX },
+		{ "byte",	required_argument, NULL, OPT_BYTE },
+		{ "value",	required_argument, NULL, OPT_VALUE },
+		{ "layout",	required_argument, NULL, 'L' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct img im = { 0 };
+	struct layout lo;
+	struct csink sink = { 0 };
+	struct ej_jsink js;
+	struct ej_writer_opts wo;
+	struct ej_writer *w = NULL;
+	const struct ej_wblock *b = NULL;
+	const journal_superblock_t *jsb;
+	unsigned long long tid = 0, index = 0, byte = 0, value = 0;
+	int opt, have_tid = 0, have_value = 0, have_layout = 0;
+	int ret = EJ_EXIT_OPERATIONAL;
+	const char *kname;
+	char *layout = NULL;
+	size_t k;
+	FILE *f;
+	errcode_t err;
+
+	memset(&lo, 0, sizeof(lo));
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "j:L:h", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			im.jpath = optarg;
+			break;
+		case OPT_TID:
+			if (ejw_parse_num(optarg, 0xffffffffULL, &tid))
+				goto bad_num;
+			have_tid = 1;
+			break;
+		case OPT_INDEX:
+			if (ejw_parse_num(optarg, 0xffffffffULL, &index))
+				goto bad_num;
+			break;
+		case OPT_BYTE:
+			if (ejw_parse_num(optarg, 0xffffffffULL, &byte))
+				goto bad_num;
+			break;
+		case OPT_VALUE:
+			if (ejw_parse_num(optarg, ~0ULL, &value))
+				goto bad_num;
+			have_value = 1;
+			break;
+		case 'L':
+			free(layout);
+			layout = strdup(optarg);
+			if (!layout)
+				goto out;
+			break;
+		case 'h':
+			corrupt_usage(stdout);
+			ret = EJ_EXIT_OK;
+			goto out;
+		default:
+			goto usage;
+		}
+	}
+	if (optind != argc - 2)
+		goto usage;
+	im.path = argv[optind];
+	kname = argv[optind + 1];
+	for (k = 0; k < ARRAY_SIZE(corrupt_kinds); k++)
+		if (!strcmp(kname, corrupt_kinds[k].name))
+			break;
+	if (k == ARRAY_SIZE(corrupt_kinds)) {
+		fprintf(stderr,
+			"%s: unknown kind '%s' (see %s corrupt --help)\n",
+			ej_prog, kname, ej_prog);
+		goto usage;
+	}
+	if (corrupt_kinds[k].needs_tid && !have_tid) {
+		fprintf(stderr, "%s: %s needs --tid\n", ej_prog, kname);
+		goto usage;
+	}
+	if (corrupt_kinds[k].kind != EJ_CORRUPT_RAW) {
+		if (!layout)
+			layout = ejw_layout_default(im.path);
+		if (!layout || ejw_read_layout(layout, &lo))
+			goto out;
+		have_layout = 1;
+	}
+
+	if (ejw_img_open(&im))
+		goto out;
+	if (have_layout && lo.blocksize != im.fs->blocksize) {
+		fprintf(stderr, "%s: %s is not the layout of %s\n", ej_prog,
+			layout, im.path);
+		goto out;
+	}
+	if (have_layout && lo.external != (im.jpath != NULL)) {
+		fprintf(stderr, "%s: the layout is of an %s journal%s\n",
+			ej_prog, lo.external ? "external" : "internal",
+			lo.external ? ": name it with -j" : "");
+		goto out;
+	}
+	if (!im.jpath && !im.fs->super->s_journal_inum) {
+		com_err(ej_prog, EJ_EXT_JOURNAL_NEEDED, "for %s", im.path);
+		goto out;
+	}
+	sink.fs = im.fs;
+	sink.jio = im.jio;
+	sink.ino = im.fs->super->s_journal_inum;
+	js.read = csink_read;
+	js.write = csink_write;
+	js.arg = &sink;
+	memset(&wo, 0, sizeof(wo));
+	wo.blocksize = im.fs->blocksize;
+	wo.sb_block = im.jpath ? ext2fs_journal_sb_start(im.fs->blocksize) : 0;
+	if (have_layout) {
+		wo.flags = EJ_W_SET_TID;
+		wo.start_tid = lo.first_tid;
+		wo.start_block = lo.start_block;
+		wo.max_tags = lo.max_tags;
+	}
+	err = ej_writer_open(&js, &wo, &w);
+	if (err) {
+		com_err(ej_prog, err, "while loading the journal superblock of %s", im.path);
+		goto out;
+	}
+	if (have_layout) {
+		/* Acting on a journal that was replayed since would be wrong. */
+		jsb = ej_writer_jsb(w);
+		if (be32_to_cpu(jsb->s_start) != lo.start_block ||
+		    be32_to_cpu(jsb->s_sequence) != lo.first_tid) {
+			fprintf(stderr,
+				"%s: the journal of %s no longer starts where %s says (replayed since?)\n",
+				ej_prog, im.path, layout);
+			goto out;
+		}
+		err = rebuild(w, &lo, im.fs->blocksize);
+		if (err) {
+			fprintf(stderr,
+				"%s: the journal of %s does not match %s: %s\n",
+				ej_prog, im.path, layout,
+				error_message(err));
+			goto out;
+		}
+	}
+
+	switch (corrupt_kinds[k].kind) {
+	case EJ_CORRUPT_TAG_RANGE:
+		if (!have_value)
+			value = ext2fs_blocks_count(im.fs->super);
+		break;
+	case EJ_CORRUPT_JSB_MAXLEN:
+	case EJ_CORRUPT_JSB_FIRST:
+	case EJ_CORRUPT_REVOKE_COUNT:
+		if (!have_value)
+			value = 0;
+		break;
+	}
+	if (corrupt_kinds[k].needs_tid) {
+		b = target_block(w, corrupt_kinds[k].kind, tid, index);
+		if (!b) {
+			fprintf(stderr,
+				"%s: transaction %llu has no such block (see %s)\n",
+				ej_prog, tid, layout);
+			goto out;
+		}
+	}
+	sink.live = 1;
+	err = ej_corrupt(w, corrupt_kinds[k].kind, tid, index, byte, value);
+	if (err) {
+		com_err(ej_prog, err, "while corrupting %s (%s)", im.path,
+			kname);
+		goto out;
+	}
+	printf("%s: %s", im.path, kname);
+	if (b)
+		printf(" in transaction %llu, journal block %lu", tid,
+		       b->jblock);
+	else if (corrupt_kinds[k].kind == EJ_CORRUPT_RAW)
+		printf(" in journal block %llu", index);
+	printf("\n");
+	if (have_layout) {
+		f = fopen(layout, "a");
+		if (!f || fprintf(f,
+				  "corrupt %s tid %llu index %llu byte %llu value 0x%llx\n",
+				  kname, tid, index, byte,
+				  value) < 0 || fclose(f)) {
+			com_err(ej_prog, errno, "while writing %s", layout);
+			goto out;
+		}
+	}
+	ret = EJ_EXIT_OK;
+out:
+	ej_writer_free(w);
+	err = ejw_img_close(&im);
+	if (err && ret == EJ_EXIT_OK) {
+		com_err(ej_prog, err, "while closing %s", im.path);
+		ret = EJ_EXIT_OPERATIONAL;
+	}
+	ejw_layout_free(&lo);
+	free(layout);
+	return ret;
+bad_num:
+	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, optarg);
+usage:
+	fprintf(stderr,
+		"Usage: %s corrupt [options] IMAGE KIND (see %s corrupt --help)\n",
+		ej_prog, ej_prog);
+	ejw_layout_free(&lo);
+	free(layout);
+	return EJ_EXIT_USAGE;
+}
+
