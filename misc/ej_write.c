@@ -679,7 +679,23 @@ static int parse_csum(const char *s, int *csum)
 	return -1;
 }
 
-int ej_cmd_write(int argc, char **argv)
+/* What the command line of "e2journal write" asks for. */
+struct write_args {
+	struct img		im;
+	struct tlist		l;
+	struct ej_writer_opts	wo;
+	char			*layout;	/* NULL: --no-layout */
+	int			csum;		/* -1: as the filesystem */
+	int			is64;		/* -1: as the filesystem */
+	int			async, unchecked, verbose;
+	unsigned long		start_block;
+};
+
+/*
+ * Parse the command line into @a.  Returns -1 to go on, or the exit
+ * status (usage said, --help printed, no memory).
+ */
+static int write_options(int argc, char **argv, struct write_args *a)
 {
 	static const struct option longopts[] = {
 		{ "journal",	 required_argument, NULL, 'j' },
@@ -700,29 +716,20 @@ int ej_cmd_write(int argc, char **argv)
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ej_writer_opts wo, probe;
-	struct img im = { 0 };
-	struct tlist l = { 0 };
-	struct ej_writer *w = NULL;
-	const journal_superblock_t *jsb;
+	struct ej_writer_opts *wo = &a->wo;
 	unsigned long long v;
-	char *layout = NULL;
-	int opt, csum = -1, is64 = -1, async = 0, no_layout = 0;
-	int unchecked = 0, verbose = 0, ret = EJ_EXIT_OPERATIONAL;
-	unsigned long start_block = 0;
+	int opt, no_layout = 0;
 	struct tspec *t;
-	errcode_t err;
 
-	memset(&wo, 0, sizeof(wo));
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "j:c:t:f:L:vh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			im.jpath = optarg;
+			a->im.jpath = optarg;
 			break;
 		case 'c':
-			if (parse_csum(optarg, &csum)) {
+			if (parse_csum(optarg, &a->csum)) {
 				fprintf(stderr,
 					"%s: '%s': expected none, v1, v2 or v3\n",
 					ej_prog, optarg);
@@ -730,100 +737,107 @@ int ej_cmd_write(int argc, char **argv)
 			}
 			break;
 		case OPT_ASYNC:
-			async = 1;
+			a->async = 1;
 			break;
 		case OPT_64BIT:
-			is64 = 1;
+			a->is64 = 1;
 			break;
 		case OPT_32BIT:
-			is64 = 0;
+			a->is64 = 0;
 			break;
 		case OPT_FIRST_TID:
 			if (ejw_parse_num(optarg, 0xffffffffULL, &v))
 				goto bad_num;
-			wo.flags |= EJ_W_SET_TID;
-			wo.start_tid = v;
+			wo->flags |= EJ_W_SET_TID;
+			wo->start_tid = v;
 			break;
 		case OPT_START_BLOCK:
 			if (ejw_parse_num(optarg, 0xffffffffULL, &v) || !v)
 				goto bad_num;
-			start_block = v;
+			a->start_block = v;
 			break;
 		case OPT_MAX_TAGS:
 			if (ejw_parse_num(optarg, 0xffffffffULL, &v) || !v)
 				goto bad_num;
-			wo.max_tags = v;
+			wo->max_tags = v;
 			break;
 		case OPT_COMMIT_TIME:
 			if (ejw_parse_num(optarg, ~0ULL, &v) || !v)
 				goto bad_num;
-			wo.commit_sec = v;
+			wo->commit_sec = v;
 			break;
 		case 't':
-			t = tlist_new(&l);
-			if (!t || parse_txn_string(&l, t, optarg))
+			t = tlist_new(&a->l);
+			if (!t || parse_txn_string(&a->l, t, optarg))
 				goto usage;
 			break;
 		case 'f':
-			if (parse_spec_file(&l, optarg))
+			if (parse_spec_file(&a->l, optarg))
 				goto usage;
 			break;
 		case 'L':
-			free(layout);
-			layout = strdup(optarg);
-			if (!layout)
-				goto out;
+			free(a->layout);
+			a->layout = strdup(optarg);
+			if (!a->layout)
+				return EJ_EXIT_OPERATIONAL;
 			break;
 		case OPT_NO_LAYOUT:
 			no_layout = 1;
 			break;
 		case OPT_UNCHECKED:
-			unchecked = 1;
+			a->unchecked = 1;
 			break;
 		case 'v':
-			verbose = 1;
+			a->verbose = 1;
 			break;
 		case 'h':
 			write_usage(stdout);
-			ret = EJ_EXIT_OK;
-			goto out;
+			return EJ_EXIT_OK;
 		default:
 			goto usage;
 		}
 	}
 	if (optind != argc - 1)
 		goto usage;
-	im.path = argv[optind];
-	if (!l.nr) {
+	a->im.path = argv[optind];
+	if (!a->l.nr) {
 		fprintf(stderr, "%s: no transactions (--txn or --spec)\n",
 			ej_prog);
 		goto usage;
 	}
-	if (!layout && !no_layout) {
-		layout = ejw_layout_default(im.path);
-		if (!layout)
-			goto out;
+	if (!a->layout && !no_layout) {
+		a->layout = ejw_layout_default(a->im.path);
+		if (!a->layout)
+			return EJ_EXIT_OPERATIONAL;
 	}
+	return -1;
+bad_num:
+	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, optarg);
+usage:
+	fprintf(stderr,
+		"Usage: %s write [options] IMAGE (see %s write --help)\n",
+		ej_prog, ej_prog);
+	return EJ_EXIT_USAGE;
+}
 
-	if (ejw_img_open(&im))
-		goto out;
-	if (csum < 0)
-		csum = ext2fs_has_feature_metadata_csum(im.fs->super) ?
-		       EJ_CSUM_V3 : EJ_CSUM_NONE;
-	if (is64 < 0)
-		is64 = ext2fs_has_feature_64bit(im.fs->super);
-	if (!unchecked && check_blocks(&im, &l, is64))
-		goto out;
+/*
+ * Look at the journal as it is before its features change: refuse a log
+ * that still waits for replay, and keep a fast-commit area where it is.
+ */
+static int probe_journal(struct img *im, struct ej_writer_opts *wo)
+{
+	struct ej_writer_opts probe;
+	struct ej_writer *w = NULL;
+	const journal_superblock_t *jsb;
+	errcode_t err;
+	int ret = -1;
 
-	/* Look at the journal as it is before changing its features. */
 	memset(&probe, 0, sizeof(probe));
-	wo.flags |= EJ_W_SET_FEATURES;
-	wo.csum = csum;
-	err = ej_writer_open_fs(im.fs, im.jio, &probe, &w);
+	err = ej_writer_open_fs(im->fs, im->jio, &probe, &w);
 	if (err) {
 		com_err(ej_prog, err, "while opening the journal of %s",
-			im.path);
-		goto out;
+			im->path);
+		return -1;
 	}
 	jsb = ej_writer_jsb(w);
 	/*
@@ -833,35 +847,69 @@ int ej_cmd_write(int argc, char **argv)
 	if (jsb->s_start) {
 		fprintf(stderr,
 			"%s: the journal of %s already holds a log: replay it first\n",
-			ej_prog, im.path);
+			ej_prog, im->path);
 		goto out;
 	}
 	/* A fast-commit area stays where it is. */
 	if (be32_to_cpu(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 &&
 	    (be32_to_cpu(jsb->s_feature_incompat) &
 	     JBD2_FEATURE_INCOMPAT_FAST_COMMIT)) {
-		wo.flags |= EJ_W_FAST_COMMIT;
-		wo.num_fc_blks = be32_to_cpu(jsb->s_num_fc_blks);
+		wo->flags |= EJ_W_FAST_COMMIT;
+		wo->num_fc_blks = be32_to_cpu(jsb->s_num_fc_blks);
 	}
+	ret = 0;
+out:
 	ej_writer_free(w);
-	w = NULL;
+	return ret;
+}
 
-	if (is64)
-		wo.flags |= EJ_W_64BIT;
-	if (async)
-		wo.flags |= EJ_W_ASYNC_COMMIT;
-	wo.start_block = start_block;
-	err = ej_writer_open_fs(im.fs, im.jio, &wo, &w);
+int ej_cmd_write(int argc, char **argv)
+{
+	struct write_args a;
+	struct img *im = &a.im;
+	struct ej_writer_opts *wo = &a.wo;
+	struct ej_writer *w = NULL;
+	int ret;
+	errcode_t err;
+
+	memset(&a, 0, sizeof(a));
+	a.csum = -1;
+	a.is64 = -1;
+	ret = write_options(argc, argv, &a);
+	if (ret >= 0)
+		goto done;
+	ret = EJ_EXIT_OPERATIONAL;
+
+	if (ejw_img_open(im))
+		goto out;
+	if (a.csum < 0)
+		a.csum = ext2fs_has_feature_metadata_csum(im->fs->super) ?
+			 EJ_CSUM_V3 : EJ_CSUM_NONE;
+	if (a.is64 < 0)
+		a.is64 = ext2fs_has_feature_64bit(im->fs->super);
+	if (!a.unchecked && check_blocks(im, &a.l, a.is64))
+		goto out;
+	wo->flags |= EJ_W_SET_FEATURES;
+	wo->csum = a.csum;
+	if (probe_journal(im, wo))
+		goto out;
+
+	if (a.is64)
+		wo->flags |= EJ_W_64BIT;
+	if (a.async)
+		wo->flags |= EJ_W_ASYNC_COMMIT;
+	wo->start_block = a.start_block;
+	err = ej_writer_open_fs(im->fs, im->jio, wo, &w);
 	if (err) {
 		com_err(ej_prog, err, "while opening the journal of %s",
-			im.path);
+			im->path);
 		if (err == EJ_BAD_ARG)
 			fprintf(stderr,
 				"%s: a start block outside the log, or features a v1 journal superblock cannot carry?\n",
 				ej_prog);
 		goto out;
 	}
-	err = write_txns(w, &l, im.fs->blocksize);
+	err = write_txns(w, &a.l, im->fs->blocksize);
 	if (err == EXT2_ET_JOURNAL_TOO_SMALL)
 		fprintf(stderr, "%s: the transactions do not fit in the journal\n", ej_prog);
 	if (err)
@@ -871,30 +919,22 @@ int ej_cmd_write(int argc, char **argv)
 		com_err(ej_prog, err, "while writing the journal superblock");
 		goto out;
 	}
-	if (layout && ejw_write_layout(layout, w, im.jpath != NULL,
-				       ej_writer_txns(w, NULL)->first_block,
-				       ej_writer_txns(w, NULL)->tid, wo.max_tags))
+	if (a.layout &&
+	    ejw_write_layout(a.layout, w, im->jpath != NULL,
+			     ej_writer_txns(w, NULL)->first_block,
+			     ej_writer_txns(w, NULL)->tid, wo->max_tags))
 		goto out;
-	print_summary(stdout, im.path, w, verbose);
+	print_summary(stdout, im->path, w, a.verbose);
 	ret = EJ_EXIT_OK;
 out:
 	ej_writer_free(w);
-	err = ejw_img_close(&im);
+	err = ejw_img_close(im);
 	if (err && ret == EJ_EXIT_OK) {
-		com_err(ej_prog, err, "while closing %s", im.path);
+		com_err(ej_prog, err, "while closing %s", im->path);
 		ret = EJ_EXIT_OPERATIONAL;
 	}
-	tlist_free(&l);
-	free(layout);
+done:
+	tlist_free(&a.l);
+	free(a.layout);
 	return ret;
-bad_num:
-	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, optarg);
-usage:
-	fprintf(stderr,
-		"Usage: %s write [options] IMAGE (see %s write --help)\n",
-		ej_prog, ej_prog);
-	tlist_free(&l);
-	free(layout);
-	return EJ_EXIT_USAGE;
 }
-
