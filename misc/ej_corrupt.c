@@ -254,7 +254,21 @@ static const struct ej_wblock *target_block(struct ej_writer *w, int kind,
 	return NULL;
 }
 
-int ej_cmd_corrupt(int argc, char **argv)
+/* What the command line of "e2journal corrupt" asks for. */
+struct corrupt_args {
+	struct img		im;
+	char			*layout;	/* -L, or NULL */
+	const char		*kname;		/* KIND as written */
+	size_t			k;		/* its corrupt_kinds[] entry */
+	unsigned long long	tid, index, byte, value;
+	int			have_tid, have_value;
+};
+
+/*
+ * Parse the command line into @a.  Returns -1 to go on, or the exit
+ * status (usage said, --help printed, no memory).
+ */
+static int corrupt_options(int argc, char **argv, struct corrupt_args *a)
 {
 	static const struct option longopts[] = {
 		{ "journal",	required_argument, NULL, 'j' },
@@ -266,209 +280,228 @@ int ej_cmd_corrupt(int argc, char **argv)
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct img im = { 0 };
-	struct layout lo;
-	struct csink sink = { 0 };
-	struct ej_jsink js;
-	struct ej_writer_opts wo;
-	struct ej_writer *w = NULL;
-	const struct ej_wblock *b = NULL;
-	const journal_superblock_t *jsb;
-	unsigned long long tid = 0, index = 0, byte = 0, value = 0;
-	int opt, have_tid = 0, have_value = 0, have_layout = 0;
-	int ret = EJ_EXIT_OPERATIONAL;
-	const char *kname;
-	char *layout = NULL;
-	size_t k;
-	FILE *f;
-	errcode_t err;
+	int opt;
 
-	memset(&lo, 0, sizeof(lo));
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "j:L:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			im.jpath = optarg;
+			a->im.jpath = optarg;
 			break;
 		case OPT_TID:
-			if (ejw_parse_num(optarg, 0xffffffffULL, &tid))
+			if (ejw_parse_num(optarg, 0xffffffffULL, &a->tid))
 				goto bad_num;
-			have_tid = 1;
+			a->have_tid = 1;
 			break;
 		case OPT_INDEX:
-			if (ejw_parse_num(optarg, 0xffffffffULL, &index))
+			if (ejw_parse_num(optarg, 0xffffffffULL, &a->index))
 				goto bad_num;
 			break;
 		case OPT_BYTE:
-			if (ejw_parse_num(optarg, 0xffffffffULL, &byte))
+			if (ejw_parse_num(optarg, 0xffffffffULL, &a->byte))
 				goto bad_num;
 			break;
 		case OPT_VALUE:
-			if (ejw_parse_num(optarg, ~0ULL, &value))
+			if (ejw_parse_num(optarg, ~0ULL, &a->value))
 				goto bad_num;
-			have_value = 1;
+			a->have_value = 1;
 			break;
 		case 'L':
-			free(layout);
-			layout = strdup(optarg);
-			if (!layout)
-				goto out;
+			free(a->layout);
+			a->layout = strdup(optarg);
+			if (!a->layout)
+				return EJ_EXIT_OPERATIONAL;
 			break;
 		case 'h':
 			corrupt_usage(stdout);
-			ret = EJ_EXIT_OK;
-			goto out;
+			return EJ_EXIT_OK;
 		default:
 			goto usage;
 		}
 	}
 	if (optind != argc - 2)
 		goto usage;
-	im.path = argv[optind];
-	kname = argv[optind + 1];
-	for (k = 0; k < ARRAY_SIZE(corrupt_kinds); k++)
-		if (!strcmp(kname, corrupt_kinds[k].name))
+	a->im.path = argv[optind];
+	a->kname = argv[optind + 1];
+	for (a->k = 0; a->k < ARRAY_SIZE(corrupt_kinds); a->k++)
+		if (!strcmp(a->kname, corrupt_kinds[a->k].name))
 			break;
-	if (k == ARRAY_SIZE(corrupt_kinds)) {
+	if (a->k == ARRAY_SIZE(corrupt_kinds)) {
 		fprintf(stderr,
 			"%s: unknown kind '%s' (see %s corrupt --help)\n",
-			ej_prog, kname, ej_prog);
+			ej_prog, a->kname, ej_prog);
 		goto usage;
 	}
-	if (corrupt_kinds[k].needs_tid && !have_tid) {
-		fprintf(stderr, "%s: %s needs --tid\n", ej_prog, kname);
+	if (corrupt_kinds[a->k].needs_tid && !a->have_tid) {
+		fprintf(stderr, "%s: %s needs --tid\n", ej_prog, a->kname);
 		goto usage;
 	}
-	if (corrupt_kinds[k].kind != EJ_CORRUPT_RAW) {
-		if (!layout)
-			layout = ejw_layout_default(im.path);
-		if (!layout || ejw_read_layout(layout, &lo))
-			goto out;
-		have_layout = 1;
-	}
-
-	if (ejw_img_open(&im))
-		goto out;
-	if (have_layout && lo.blocksize != im.fs->blocksize) {
-		fprintf(stderr, "%s: %s is not the layout of %s\n", ej_prog,
-			layout, im.path);
-		goto out;
-	}
-	if (have_layout && lo.external != (im.jpath != NULL)) {
-		fprintf(stderr, "%s: the layout is of an %s journal%s\n",
-			ej_prog, lo.external ? "external" : "internal",
-			lo.external ? ": name it with -j" : "");
-		goto out;
-	}
-	if (!im.jpath && !im.fs->super->s_journal_inum) {
-		com_err(ej_prog, EJ_EXT_JOURNAL_NEEDED, "for %s", im.path);
-		goto out;
-	}
-	sink.fs = im.fs;
-	sink.jio = im.jio;
-	sink.ino = im.fs->super->s_journal_inum;
-	js.read = csink_read;
-	js.write = csink_write;
-	js.arg = &sink;
-	memset(&wo, 0, sizeof(wo));
-	wo.blocksize = im.fs->blocksize;
-	wo.sb_block = im.jpath ? ext2fs_journal_sb_start(im.fs->blocksize) : 0;
-	if (have_layout) {
-		wo.flags = EJ_W_SET_TID;
-		wo.start_tid = lo.first_tid;
-		wo.start_block = lo.start_block;
-		wo.max_tags = lo.max_tags;
-	}
-	err = ej_writer_open(&js, &wo, &w);
-	if (err) {
-		com_err(ej_prog, err, "while loading the journal superblock of %s", im.path);
-		goto out;
-	}
-	if (have_layout) {
-		/* Acting on a journal that was replayed since would be wrong. */
-		jsb = ej_writer_jsb(w);
-		if (be32_to_cpu(jsb->s_start) != lo.start_block ||
-		    be32_to_cpu(jsb->s_sequence) != lo.first_tid) {
-			fprintf(stderr,
-				"%s: the journal of %s no longer starts where %s says (replayed since?)\n",
-				ej_prog, im.path, layout);
-			goto out;
-		}
-		err = rebuild(w, &lo, im.fs->blocksize);
-		if (err) {
-			fprintf(stderr,
-				"%s: the journal of %s does not match %s: %s\n",
-				ej_prog, im.path, layout,
-				error_message(err));
-			goto out;
-		}
-	}
-
-	switch (corrupt_kinds[k].kind) {
-	case EJ_CORRUPT_TAG_RANGE:
-		if (!have_value)
-			value = ext2fs_blocks_count(im.fs->super);
-		break;
-	case EJ_CORRUPT_JSB_MAXLEN:
-	case EJ_CORRUPT_JSB_FIRST:
-	case EJ_CORRUPT_REVOKE_COUNT:
-		if (!have_value)
-			value = 0;
-		break;
-	}
-	if (corrupt_kinds[k].needs_tid) {
-		b = target_block(w, corrupt_kinds[k].kind, tid, index);
-		if (!b) {
-			fprintf(stderr,
-				"%s: transaction %llu has no such block (see %s)\n",
-				ej_prog, tid, layout);
-			goto out;
-		}
-	}
-	sink.live = 1;
-	err = ej_corrupt(w, corrupt_kinds[k].kind, tid, index, byte, value);
-	if (err) {
-		com_err(ej_prog, err, "while corrupting %s (%s)", im.path,
-			kname);
-		goto out;
-	}
-	printf("%s: %s", im.path, kname);
-	if (b)
-		printf(" in transaction %llu, journal block %lu", tid,
-		       b->jblock);
-	else if (corrupt_kinds[k].kind == EJ_CORRUPT_RAW)
-		printf(" in journal block %llu", index);
-	printf("\n");
-	if (have_layout) {
-		f = fopen(layout, "a");
-		if (!f || fprintf(f,
-				  "corrupt %s tid %llu index %llu byte %llu value 0x%llx\n",
-				  kname, tid, index, byte,
-				  value) < 0 || fclose(f)) {
-			com_err(ej_prog, errno, "while writing %s", layout);
-			goto out;
-		}
-	}
-	ret = EJ_EXIT_OK;
-out:
-	ej_writer_free(w);
-	err = ejw_img_close(&im);
-	if (err && ret == EJ_EXIT_OK) {
-		com_err(ej_prog, err, "while closing %s", im.path);
-		ret = EJ_EXIT_OPERATIONAL;
-	}
-	ejw_layout_free(&lo);
-	free(layout);
-	return ret;
+	return -1;
 bad_num:
 	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, optarg);
 usage:
 	fprintf(stderr,
 		"Usage: %s corrupt [options] IMAGE KIND (see %s corrupt --help)\n",
 		ej_prog, ej_prog);
-	ejw_layout_free(&lo);
-	free(layout);
 	return EJ_EXIT_USAGE;
 }
 
+/*
+ * A writer on the journal of the open image, its writes going through
+ * @sink (dropped until it is live); with a layout @lo, walked through the
+ * recorded transactions, which must be where @lo says.  -1: said why.
+ */
+static int open_writer(struct corrupt_args *a, const struct layout *lo,
+		       struct csink *sink, struct ej_writer **w)
+{
+	struct img *im = &a->im;
+	const journal_superblock_t *jsb;
+	struct ej_writer_opts wo;
+	struct ej_jsink js;
+	errcode_t err;
+
+	if (lo && lo->blocksize != im->fs->blocksize) {
+		fprintf(stderr, "%s: %s is not the layout of %s\n", ej_prog,
+			a->layout, im->path);
+		return -1;
+	}
+	if (lo && lo->external != (im->jpath != NULL)) {
+		fprintf(stderr, "%s: the layout is of an %s journal%s\n",
+			ej_prog, lo->external ? "external" : "internal",
+			lo->external ? ": name it with -j" : "");
+		return -1;
+	}
+	if (!im->jpath && !im->fs->super->s_journal_inum) {
+		com_err(ej_prog, EJ_EXT_JOURNAL_NEEDED, "for %s", im->path);
+		return -1;
+	}
+	sink->fs = im->fs;
+	sink->jio = im->jio;
+	sink->ino = im->fs->super->s_journal_inum;
+	js.read = csink_read;
+	js.write = csink_write;
+	js.arg = sink;
+	memset(&wo, 0, sizeof(wo));
+	wo.blocksize = im->fs->blocksize;
+	wo.sb_block = im->jpath ? ext2fs_journal_sb_start(im->fs->blocksize) : 0;
+	if (lo) {
+		wo.flags = EJ_W_SET_TID;
+		wo.start_tid = lo->first_tid;
+		wo.start_block = lo->start_block;
+		wo.max_tags = lo->max_tags;
+	}
+	err = ej_writer_open(&js, &wo, w);
+	if (err) {
+		com_err(ej_prog, err, "while loading the journal superblock of %s", im->path);
+		return -1;
+	}
+	if (!lo)
+		return 0;
+	/* Acting on a journal that was replayed since would be wrong. */
+	jsb = ej_writer_jsb(*w);
+	if (be32_to_cpu(jsb->s_start) != lo->start_block ||
+	    be32_to_cpu(jsb->s_sequence) != lo->first_tid) {
+		fprintf(stderr,
+			"%s: the journal of %s no longer starts where %s says (replayed since?)\n",
+			ej_prog, im->path, a->layout);
+		return -1;
+	}
+	err = rebuild(*w, lo, im->fs->blocksize);
+	if (err) {
+		fprintf(stderr,
+			"%s: the journal of %s does not match %s: %s\n",
+			ej_prog, im->path, a->layout, error_message(err));
+		return -1;
+	}
+	return 0;
+}
+
+int ej_cmd_corrupt(int argc, char **argv)
+{
+	struct corrupt_args a;
+	struct img *im = &a.im;
+	struct layout lo;
+	struct csink sink = { 0 };
+	struct ej_writer *w = NULL;
+	const struct ej_wblock *b = NULL;
+	int kind, have_layout = 0, ret;
+	FILE *f;
+	errcode_t err;
+
+	memset(&a, 0, sizeof(a));
+	memset(&lo, 0, sizeof(lo));
+	ret = corrupt_options(argc, argv, &a);
+	if (ret >= 0)
+		goto done;
+	ret = EJ_EXIT_OPERATIONAL;
+	kind = corrupt_kinds[a.k].kind;
+	if (kind != EJ_CORRUPT_RAW) {
+		if (!a.layout)
+			a.layout = ejw_layout_default(im->path);
+		if (!a.layout || ejw_read_layout(a.layout, &lo))
+			goto done;
+		have_layout = 1;
+	}
+
+	if (ejw_img_open(im) ||
+	    open_writer(&a, have_layout ? &lo : NULL, &sink, &w))
+		goto out;
+	switch (kind) {
+	case EJ_CORRUPT_TAG_RANGE:
+		if (!a.have_value)
+			a.value = ext2fs_blocks_count(im->fs->super);
+		break;
+	case EJ_CORRUPT_JSB_MAXLEN:
+	case EJ_CORRUPT_JSB_FIRST:
+	case EJ_CORRUPT_REVOKE_COUNT:
+		if (!a.have_value)
+			a.value = 0;
+		break;
+	}
+	if (corrupt_kinds[a.k].needs_tid) {
+		b = target_block(w, kind, a.tid, a.index);
+		if (!b) {
+			fprintf(stderr,
+				"%s: transaction %llu has no such block (see %s)\n",
+				ej_prog, a.tid, a.layout);
+			goto out;
+		}
+	}
+	sink.live = 1;
+	err = ej_corrupt(w, kind, a.tid, a.index, a.byte, a.value);
+	if (err) {
+		com_err(ej_prog, err, "while corrupting %s (%s)", im->path,
+			a.kname);
+		goto out;
+	}
+	printf("%s: %s", im->path, a.kname);
+	if (b)
+		printf(" in transaction %llu, journal block %lu", a.tid,
+		       b->jblock);
+	else if (kind == EJ_CORRUPT_RAW)
+		printf(" in journal block %llu", a.index);
+	printf("\n");
+	if (have_layout) {
+		f = fopen(a.layout, "a");
+		if (!f || fprintf(f,
+				  "corrupt %s tid %llu index %llu byte %llu value 0x%llx\n",
+				  a.kname, a.tid, a.index, a.byte,
+				  a.value) < 0 || fclose(f)) {
+			com_err(ej_prog, errno, "while writing %s", a.layout);
+			goto out;
+		}
+	}
+	ret = EJ_EXIT_OK;
+out:
+	ej_writer_free(w);
+	err = ejw_img_close(im);
+	if (err && ret == EJ_EXIT_OK) {
+		com_err(ej_prog, err, "while closing %s", im->path);
+		ret = EJ_EXIT_OPERATIONAL;
+	}
+done:
+	ejw_layout_free(&lo);
+	free(a.layout);
+	return ret;
+}
