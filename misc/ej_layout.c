@@ -246,6 +246,10 @@ int ejw_write_layout(const char *path, struct ej_writer *w, int external,
 	return 0;
 }
 
+/*
+ * Emptied as well as freed: a layout that fails to read is freed by
+ * ejw_read_layout() and then again by its caller.
+ */
 void ejw_layout_free(struct layout *lo)
 {
 	size_t i;
@@ -253,6 +257,7 @@ void ejw_layout_free(struct layout *lo)
 	for (i = 0; i < lo->nr_txns; i++)
 		free(lo->txns[i].blocks);
 	free(lo->txns);
+	memset(lo, 0, sizeof(*lo));
 }
 
 /* "KEY VALUE" pairs after the first words of a record. */
