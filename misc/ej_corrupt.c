@@ -35,64 +35,6 @@ enum {
 /* ------------------------------------------------------------------ */
 /* e2journal corrupt                                                   */
 
-/*
- * The journal as a writer sink.  Until @live is set, writes are dropped:
- * the writer is only being walked through the recorded transactions to
- * learn their positions.
- */
-struct csink {
-	ext2_filsys	fs;
-	io_channel	jio;		/* external journal, or NULL */
-	ext2_ino_t	ino;
-	unsigned long	maxlen;
-	int		live;
-};
-
-static errcode_t csink_map(struct csink *s, unsigned long lblk,
-			   blk64_t *pblk)
-{
-	blk64_t p = 0;
-	errcode_t err;
-
-	if (s->jio) {
-		*pblk = lblk;
-		return 0;
-	}
-	err = ext2fs_bmap2(s->fs, s->ino, NULL, NULL, 0, lblk, NULL, &p);
-	if (err)
-		return err;
-	if (!p || p >= ext2fs_blocks_count(s->fs->super))
-		return EJ_BLOCK_OUT_OF_RANGE;
-	*pblk = p;
-	return 0;
-}
-
-static errcode_t csink_read(void *arg, unsigned long lblk, void *buf)
-{
-	struct csink *s = arg;
-	blk64_t p;
-	errcode_t err;
-
-	err = csink_map(s, lblk, &p);
-	if (err)
-		return err;
-	return io_channel_read_blk64(s->jio ? s->jio : s->fs->io, p, 1, buf);
-}
-
-static errcode_t csink_write(void *arg, unsigned long lblk, const void *buf)
-{
-	struct csink *s = arg;
-	blk64_t p;
-	errcode_t err;
-
-	if (!s->live)
-		return 0;
-	err = csink_map(s, lblk, &p);
-	if (err)
-		return err;
-	return io_channel_write_blk64(s->jio ? s->jio : s->fs->io, p, 1, buf);
-}
-
 static const struct {
 	const char	*name;
 	int		kind;
@@ -348,17 +290,16 @@ usage:
 }
 
 /*
- * A writer on the journal of the open image, its writes going through
- * @sink (dropped until it is live); with a layout @lo, walked through the
- * recorded transactions, which must be where @lo says.  -1: said why.
+ * A writer on the journal of the open image; with a layout @lo, walked
+ * dry (writing nothing) through the recorded transactions, which must be
+ * where @lo says.  -1: said why.
  */
 static int open_writer(struct corrupt_args *a, const struct layout *lo,
-		       struct csink *sink, struct ej_writer **w)
+		       struct ej_writer **w)
 {
 	struct img *im = &a->im;
 	const journal_superblock_t *jsb;
 	struct ej_writer_opts wo;
-	struct ej_jsink js;
 	errcode_t err;
 
 	if (lo && lo->blocksize != im->fs->blocksize) {
@@ -376,22 +317,14 @@ static int open_writer(struct corrupt_args *a, const struct layout *lo,
 		com_err(ej_prog, EJ_EXT_JOURNAL_NEEDED, "for %s", im->path);
 		return -1;
 	}
-	sink->fs = im->fs;
-	sink->jio = im->jio;
-	sink->ino = im->fs->super->s_journal_inum;
-	js.read = csink_read;
-	js.write = csink_write;
-	js.arg = sink;
 	memset(&wo, 0, sizeof(wo));
-	wo.blocksize = im->fs->blocksize;
-	wo.sb_block = im->jpath ? ext2fs_journal_sb_start(im->fs->blocksize) : 0;
 	if (lo) {
 		wo.flags = EJ_W_SET_TID;
 		wo.start_tid = lo->first_tid;
 		wo.start_block = lo->start_block;
 		wo.max_tags = lo->max_tags;
 	}
-	err = ej_writer_open(&js, &wo, w);
+	err = ej_writer_open_fs(im->fs, im->jio, &wo, w);
 	if (err) {
 		com_err(ej_prog, err, "while loading the journal superblock of %s", im->path);
 		return -1;
@@ -407,6 +340,7 @@ static int open_writer(struct corrupt_args *a, const struct layout *lo,
 			ej_prog, im->path, a->layout);
 		return -1;
 	}
+	ej_writer_set_dry(*w, 1);
 	err = rebuild(*w, lo, im->fs->blocksize);
 	if (err) {
 		fprintf(stderr,
@@ -422,7 +356,6 @@ int ej_cmd_corrupt(int argc, char **argv)
 	struct corrupt_args a;
 	struct img *im = &a.im;
 	struct layout lo;
-	struct csink sink = { 0 };
 	struct ej_writer *w = NULL;
 	const struct ej_wblock *b = NULL;
 	int kind, have_layout = 0, ret;
@@ -445,7 +378,7 @@ int ej_cmd_corrupt(int argc, char **argv)
 	}
 
 	if (ejw_img_open(im) ||
-	    open_writer(&a, have_layout ? &lo : NULL, &sink, &w))
+	    open_writer(&a, have_layout ? &lo : NULL, &w))
 		goto out;
 	switch (kind) {
 	case EJ_CORRUPT_TAG_RANGE:
@@ -468,7 +401,7 @@ int ej_cmd_corrupt(int argc, char **argv)
 			goto out;
 		}
 	}
-	sink.live = 1;
+	ej_writer_set_dry(w, 0);
 	err = ej_corrupt(w, kind, a.tid, a.index, a.byte, a.value);
 	if (err) {
 		com_err(ej_prog, err, "while corrupting %s (%s)", im->path,
