@@ -116,7 +116,7 @@ struct e2fsck_ctx {
 	int		progress_drawn;	/* a bar is on the screen */
 };
 
-/* unix.c */
+/* util.c: output, ways out, the filesystem closed, signals, devices */
 void e2fsck_banner(struct e2fsck_ctx *ctx);
 _Noreturn void fatal_error(struct e2fsck_ctx *ctx, const char *msg);
 _Noreturn void preenhalt(struct e2fsck_ctx *ctx);
@@ -130,7 +130,12 @@ __printf(2, 3) void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...);
 		com_err(__VA_ARGS__);		\
 	} while (0)
 
-/* SIGINT/SIGTERM before the engine runs (unix.c) */
+/* the superblock written whole, in one write (ej_fs_write_super) */
+errcode_t e2fsck_write_super(struct e2fsck_ctx *ctx);
+/* ext2fs_close_free(), the superblock written by e2fsck_write_super() */
+errcode_t e2fsck_close_fs(struct e2fsck_ctx *ctx);
+
+/* SIGINT/SIGTERM before the engine runs */
 void e2fsck_catch_cancel(int at_question);
 int e2fsck_cancel_caught(void);
 int e2fsck_cancelled(void);
@@ -138,6 +143,8 @@ int e2fsck_cancelled(void);
 /* devices by tag or number, through libblkid (malloc'ed, NULL if none) */
 char *e2fsck_find_dev(const char *token, const char *value);
 char *e2fsck_find_devno(unsigned long devno);
+/* give back the libblkid cache */
+void e2fsck_put_blkid(void);
 
 /* conf.c */
 void e2fsck_read_conf(struct e2fsck_ctx *ctx);
@@ -148,7 +155,5 @@ void e2f_progress_end(struct e2fsck_ctx *ctx);
 
 /* journal.c */
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx);
-/* ext2fs_close_free(), the superblock written whole (journal.c) */
-errcode_t e2fsck_close_fs(struct e2fsck_ctx *ctx);
 
 #endif /* E2JOURNAL_E2FSCK_H */

@@ -494,50 +494,6 @@ static void clear_recover(struct e2fsck_ctx *ctx, int error)
 	ext2fs_mark_super_dirty(ctx->fs);
 }
 
-/*
- * Write the superblock as it stands in memory, as ext2fs_flush() would
- * but whole, in one write (ej_fs_write_super): libext2fs writes each
- * changed run of bytes on its own, and a power cut between two of them
- * leaves a superblock no e2fsck opens without -b.  When the backups must
- * change too (MASTER_SB_ONLY cleared), libext2fs writes them and the
- * group descriptors after; its own write of the primary then finds
- * nothing changed (its clock pinned to the time just written).
- */
-static errcode_t write_super(struct e2fsck_ctx *ctx)
-{
-	ext2_filsys fs = ctx->fs;
-	time_t now = fs->now;
-	errcode_t err;
-
-	fs->super->s_wtime = fs->now ? fs->now : time(NULL);
-	err = ej_fs_write_super(fs, fs->super);
-	if (err || (fs->flags & EXT2_FLAG_MASTER_SB_ONLY))
-		return err;
-	fs->now = fs->super->s_wtime;
-	ext2fs_mark_super_dirty(fs);
-	err = ext2fs_flush(fs);
-	fs->now = now;
-	return err;
-}
-
-/* ext2fs_close_free(), the superblock written by write_super(). */
-errcode_t e2fsck_close_fs(struct e2fsck_ctx *ctx)
-{
-	errcode_t err = 0;
-
-	/* the primary alone: ej_fs_close() writes it, statistics and all */
-	if ((ctx->fs->flags & EXT2_FLAG_DIRTY) &&
-	    (ctx->fs->flags & EXT2_FLAG_RW) &&
-	    !(ctx->fs->flags & EXT2_FLAG_MASTER_SB_ONLY))
-		err = write_super(ctx);
-	if (err) {
-		ext2fs_free(ctx->fs);
-		ctx->fs = NULL;
-		return err;
-	}
-	return ej_fs_close(&ctx->fs);
-}
-
 static errcode_t fix_bad_inode(struct e2fsck_ctx *ctx)
 {
 	struct ext2_super_block *sb = ctx->fs->super;
@@ -1519,7 +1475,7 @@ static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 			 */
 			if (!load_journal(ctx, &jc) && jc.jsb->s_errno) {
 				ctx->fs->super->s_state |= EXT2_ERROR_FS;
-				if (!write_super(ctx))
+				if (!e2fsck_write_super(ctx))
 					jc.jsb->s_errno = 0;
 			}
 			release_journal(ctx, &jc, 0, 0);
@@ -1607,7 +1563,7 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 		policy = JBD2_POLICY_REFUSE;
 	log_out(ctx, "%s: recovering journal\n", ctx->device_name);
 	if (ctx->fs->flags & EXT2_FLAG_DIRTY)
-		write_super(ctx);
+		e2fsck_write_super(ctx);
 	count_replay_start(ctx);
 
 	/* as e2fsck: the journal is found and loaded again first */

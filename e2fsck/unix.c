@@ -17,8 +17,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdatomic.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +26,6 @@
 #include <sys/wait.h>
 
 #include <et/com_err.h>
-#include <blkid.h>
 
 #include "e2fsck.h"
 #include "problem.h"
@@ -42,95 +39,6 @@ static const char engine_marker[] = "e2journal_engine_marker";
 
 static const char getopt_string[] =
 	"panyrcC:B:dE:fvtFVM:b:I:j:P:l:L:N:SsDkz:";
-
-/* ------------------------------------------------------------------ */
-/* Output                                                              */
-
-/*
- * e2fsck prints its version banner on stderr before anything else.  Ours
- * goes out just before the first thing the journal phase prints, so that
- * when the journal phase has nothing to say the engine's own banner is
- * the only one; once ours is out, the engine's is filtered away.
- */
-void e2fsck_banner(struct e2fsck_ctx *ctx)
-{
-	const char *ver, *date;
-
-	if (ctx->flags & E2F_FLAG_BANNER)
-		return;
-	ctx->flags |= E2F_FLAG_BANNER;
-	if (ctx->options & E2F_OPT_PREEN)
-		return;
-	ext2fs_get_library_version(&ver, &date);
-	fprintf(stderr, "e2fsck %s (%s)\n", ver, date);
-}
-
-void log_out(struct e2fsck_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	e2fsck_banner(ctx);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-}
-
-void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	e2fsck_banner(ctx);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
-
-/*
- * As e2fsck's: say whether the filesystem was changed and whether it
- * still has errors, and exit 8 plus those bits.
- */
-_Noreturn void fatal_error(struct e2fsck_ctx *ctx, const char *msg)
-{
-	ext2_filsys fs = ctx->fs;
-	int exit_value = FSCK_ERROR;
-
-	if (msg)
-		log_err(ctx, "e2fsck: %s\n", msg);
-	if (fs) {
-		if (fs->io)
-			io_channel_flush(fs->io);
-		if (ext2fs_test_changed(fs)) {
-			exit_value |= FSCK_NONDESTRUCT;
-			log_out(ctx,
-				"\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n",
-				ctx->device_name);
-		}
-		if (!ext2fs_test_valid(fs)) {
-			log_out(ctx,
-				"\n%s: ********** WARNING: Filesystem still has errors **********\n\n",
-				ctx->device_name);
-			exit_value |= FSCK_UNCORRECTED;
-			exit_value &= ~FSCK_NONDESTRUCT;
-		}
-	}
-	exit(exit_value);
-}
-
-/* Preen mode met something it may not fix alone: e2fsck's words, exit 4. */
-_Noreturn void preenhalt(struct e2fsck_ctx *ctx)
-{
-	ext2_filsys fs = ctx->fs;
-
-	log_err(ctx,
-		"\n\n%s: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n\t(i.e., without -a or -p options)\n",
-		ctx->device_name);
-	if (fs) {
-		fs->super->s_state |= EXT2_ERROR_FS;
-		ext2fs_mark_super_dirty(fs);
-		e2fsck_close_fs(ctx);
-	}
-	exit(FSCK_UNCORRECTED);
-}
 
 /* ------------------------------------------------------------------ */
 /* The engine                                                          */
@@ -419,47 +327,6 @@ static int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv)
 	return FSCK_ERROR;
 }
 
-/*
- * SIGINT and SIGTERM before the engine starts: e2fsck notes them, lets
- * a replay under way finish, and exits 8 before pass 1 (its signal check
- * after the journal).  At a question they cancel it, as "^C" does
- * (ask_yn).  While the engine runs, they are the engine's.
- */
-static atomic_int cancelled;	/* lock-free: set in a handler */
-static int cancel_caught;
-
-static void note_cancel(int sig)
-{
-	cancelled = sig;
-}
-
-/*
- * Interrupted system calls are restarted (the replay's threads may be
- * the ones interrupted), except while a question waits for its answer
- * (@at_question): then the read must give way.
- */
-void e2fsck_catch_cancel(int at_question)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = note_cancel;
-	sa.sa_flags = at_question ? 0 : SA_RESTART;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	cancel_caught = 1;
-}
-
-int e2fsck_cancelled(void)
-{
-	return cancelled != 0;
-}
-
-int e2fsck_cancel_caught(void)
-{
-	return cancel_caught;
-}
-
 /* ------------------------------------------------------------------ */
 /* The command line                                                    */
 
@@ -654,38 +521,6 @@ static void parse_extended_opts(struct e2fsck_ctx *ctx, const char *opts,
 }
 
 /*
- * Devices named by tag (UUID=, LABEL=, PARTUUID=, PARTLABEL=) are found
- * as e2fsck finds them, through libblkid and its cache (BLKID_FILE, or
- * a probe of every device in /proc/partitions): no udev links needed.
- */
-static blkid_cache blkid;
-static int blkid_tried;
-
-static blkid_cache get_blkid(void)
-{
-	if (!blkid_tried) {
-		blkid_tried = 1;
-		if (blkid_get_cache(&blkid, NULL))
-			blkid = NULL;
-	}
-	return blkid;
-}
-
-/* The device whose tag @token has @value, malloc'ed; NULL if none. */
-char *e2fsck_find_dev(const char *token, const char *value)
-{
-	blkid_cache c = get_blkid();
-
-	return c ? blkid_get_devname(c, token, value) : NULL;
-}
-
-/* The device with number @devno, malloc'ed; NULL if none. */
-char *e2fsck_find_devno(unsigned long devno)
-{
-	return devno ? blkid_devno_to_devname(devno) : NULL;
-}
-
-/*
  * A device as e2fsck takes it: a path as it is, a "TAG=value" looked up.
  * NULL if it cannot be found (the engine then says so, in e2fsck's words).
  */
@@ -787,6 +622,106 @@ static void show_version(struct e2fsck_ctx *ctx)
 }
 
 /*
+ * One option @c of the command line (its argument in optarg), as e2fsck
+ * takes it; what e2fsck would refuse goes to the engine, which says so.
+ * -E is read later, by parse_args().
+ */
+static void take_option(struct e2fsck_ctx *ctx, int c, char **argv,
+			int *version)
+{
+	long long num;
+	int fd;
+
+	switch (c) {
+	case 'C':
+		if (!number(optarg, &num))
+			exec_engine(ctx, argv);
+		fd = num;
+		if (fd < 0)
+			fd = -fd;
+		if (fd) {
+			int d = dup(fd);
+
+			if (d < 0)
+				exec_engine(ctx, argv);
+			close(d);
+		}
+		ctx->progress = 1;
+		ctx->progress_fd = fd;
+		break;
+	case 'p':
+	case 'a':
+		if (ctx->options & (E2F_OPT_YES | E2F_OPT_NO))
+			exec_engine(ctx, argv);
+		ctx->options |= E2F_OPT_PREEN;
+		break;
+	case 'n':
+		if (ctx->options & (E2F_OPT_YES | E2F_OPT_PREEN))
+			exec_engine(ctx, argv);
+		ctx->options |= E2F_OPT_NO;
+		break;
+	case 'y':
+		if (ctx->options & (E2F_OPT_PREEN | E2F_OPT_NO))
+			exec_engine(ctx, argv);
+		ctx->options |= E2F_OPT_YES;
+		break;
+	case 'c':
+		ctx->cflag++;
+		break;
+	case 'b':
+		if (!number(optarg, &num))
+			exec_engine(ctx, argv);
+		ctx->superblock = num;
+		break;
+	case 'B':
+		ctx->blocksize = atoi(optarg);
+		break;
+	case 'I':
+	case 'P':
+		if (!number(optarg, &num))
+			exec_engine(ctx, argv);
+		break;
+	case 'j':
+		ctx->journal_arg = optarg;
+		free(ctx->journal_name);
+		ctx->journal_name = resolve_devname(optarg);
+		break;
+	case 'L':
+	case 'l':
+		ctx->bad_blocks_file = 1;
+		break;
+	case 'f':
+		ctx->options |= E2F_OPT_FORCE;
+		break;
+	case 'F':
+		ctx->flush = 1;
+		break;
+	case 'V':
+		*version = 1;
+		break;
+	case 'N':
+		free(ctx->device_name);
+		ctx->device_name = xstrdup(optarg);
+		ctx->named = 1;
+		break;
+	case 'z':
+		ctx->undo_file = optarg;
+		break;
+	case 'D':
+		ctx->options |= E2F_OPT_COMPRESS_DIRS;
+		break;
+	case 'M':
+	case 'S':
+	case 's':
+		/* e2fsck lists them but takes none of them */
+		exec_engine(ctx, argv);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
  * Parse the command line the way e2fsck does.  Any error e2fsck reports
  * before it reads -E is left to the engine, run with the very same
  * arguments, so that the message and exit code are e2fsck's.
@@ -796,8 +731,7 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 	char **optc = xmalloc((argc + 1) * sizeof(char *));
 	char **optv = xmalloc((argc + 1) * sizeof(char *));
 	const char *extended = NULL;
-	int nopts = 0, version = 0, c, fd;
-	long long num;
+	int nopts = 0, version = 0, c;
 	char *name, *end;
 
 	ctx->program_name = argc && argv[0] ? argv[0] : "e2fsck";
@@ -815,96 +749,10 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 			exec_engine(ctx, argv);
 		optc[nopts] = (char *)letter;
 		optv[nopts++] = optarg;
-		switch (c) {
-		case 'C':
-			if (!number(optarg, &num))
-				exec_engine(ctx, argv);
-			fd = num;
-			if (fd < 0)
-				fd = -fd;
-			if (fd) {
-				int d = dup(fd);
-
-				if (d < 0)
-					exec_engine(ctx, argv);
-				close(d);
-			}
-			ctx->progress = 1;
-			ctx->progress_fd = fd;
-			break;
-		case 'E':
+		if (c == 'E')
 			extended = optarg;
-			break;
-		case 'p':
-		case 'a':
-			if (ctx->options & (E2F_OPT_YES | E2F_OPT_NO))
-				exec_engine(ctx, argv);
-			ctx->options |= E2F_OPT_PREEN;
-			break;
-		case 'n':
-			if (ctx->options & (E2F_OPT_YES | E2F_OPT_PREEN))
-				exec_engine(ctx, argv);
-			ctx->options |= E2F_OPT_NO;
-			break;
-		case 'y':
-			if (ctx->options & (E2F_OPT_PREEN | E2F_OPT_NO))
-				exec_engine(ctx, argv);
-			ctx->options |= E2F_OPT_YES;
-			break;
-		case 'c':
-			ctx->cflag++;
-			break;
-		case 'b':
-			if (!number(optarg, &num))
-				exec_engine(ctx, argv);
-			ctx->superblock = num;
-			break;
-		case 'B':
-			ctx->blocksize = atoi(optarg);
-			break;
-		case 'I':
-		case 'P':
-			if (!number(optarg, &num))
-				exec_engine(ctx, argv);
-			break;
-		case 'j':
-			ctx->journal_arg = optarg;
-			free(ctx->journal_name);
-			ctx->journal_name = resolve_devname(optarg);
-			break;
-		case 'L':
-		case 'l':
-			ctx->bad_blocks_file = 1;
-			break;
-		case 'f':
-			ctx->options |= E2F_OPT_FORCE;
-			break;
-		case 'F':
-			ctx->flush = 1;
-			break;
-		case 'V':
-			version = 1;
-			break;
-		case 'N':
-			free(ctx->device_name);
-			ctx->device_name = xstrdup(optarg);
-			ctx->named = 1;
-			break;
-		case 'z':
-			ctx->undo_file = optarg;
-			break;
-		case 'D':
-			ctx->options |= E2F_OPT_COMPRESS_DIRS;
-			break;
-		case 'M':
-		case 'S':
-		case 's':
-			/* e2fsck lists them but takes none of them */
-			exec_engine(ctx, argv);
-			break;
-		default:
-			break;
-		}
+		else
+			take_option(ctx, c, argv, &version);
 	}
 	if (version)
 		show_version(ctx);
@@ -985,9 +833,7 @@ static void free_ctx(struct e2fsck_ctx *ctx)
 	free(ctx->engine_argv);
 	free(ctx->engine_flags);
 	free(ctx->engine_extended);
-	if (blkid)
-		blkid_put_cache(blkid);
-	blkid = NULL;
+	e2fsck_put_blkid();
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -1025,7 +871,7 @@ int main(int argc, char **argv)
 
 	e2fsck_catch_cancel(0);
 	action = e2fsck_journal_phase(ctx);
-	if (cancelled) {
+	if (e2fsck_cancelled()) {
 		/* e2fsck's check before pass 1: no word, exit 8 */
 		e2fsck_banner(ctx);
 		free_ctx(ctx);

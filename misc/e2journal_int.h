@@ -36,7 +36,7 @@ int ej_cmd_replay(int argc, char **argv);	/* e2journal.c */
 int ej_cmd_show(int argc, char **argv);		/* ej_show.c */
 int ej_cmd_save(int argc, char **argv);		/* ej_save.c */
 int ej_cmd_write(int argc, char **argv);	/* ej_write.c */
-int ej_cmd_corrupt(int argc, char **argv);	/* ej_write.c */
+int ej_cmd_corrupt(int argc, char **argv);	/* ej_corrupt.c */
 int ej_cmd_plan(int argc, char **argv);		/* ej_plan.c */
 
 /* ej_tty.c: a progress bar on a terminal, and asking a person. */

@@ -1,26 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ej_write.c: e2journal write and e2journal corrupt.
- *
- *   e2journal write IMAGE [-j JOURNAL] [--csum MODE] [--txn SPEC]...
- *   e2journal corrupt IMAGE KIND [--tid T] [--index I] [--byte B]
- *                     [--value V]
+ * ej_write.c: e2journal write IMAGE [-j JOURNAL] [--csum MODE]
+ *                             [--txn SPEC]...
  *
  * "write" logs transactions into the journal of an existing image through
  * the library's journal writer (writer.c), sets needs_recovery, and saves
  * the layout of what it wrote (which journal block holds which descriptor,
- * data, revoke and commit block) in a sidecar file, IMAGE.layout.
+ * data, revoke and commit block) in a sidecar file, IMAGE.layout
+ * (ej_layout.c), which "e2journal corrupt" (ej_corrupt.c) reads.
  *
- * "corrupt" damages one precise place of such a journal with the library's
- * fault injector.  The injector works on a writer that knows the layout,
- * so "corrupt" rebuilds one from the sidecar: it replays the recorded
- * transactions through a writer whose writes are thrown away (placeholder
- * data; only the positions matter), checks that the positions it gets are
- * the recorded ones, and then lets the injector work on the real journal.
- * Reading the layout from the sidecar rather than walking the log keeps
- * it usable after an earlier corruption has made the log unwalkable.
- *
- * Both are test tools: they write into the image in place.
+ * A test tool: it writes into the image in place.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,15 +21,7 @@
 
 #include <et/com_err.h>
 
-#include "e2journal_int.h"
-
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
-
-#define LAYOUT_MAGIC	"e2journal-layout"
-#define LAYOUT_VERSION	1
-#define LAYOUT_SUFFIX	".layout"
+#include "ej_layout.h"
 
 /* ------------------------------------------------------------------ */
 /* Where a logged block's content comes from                           */
@@ -82,24 +63,6 @@ struct tlist {
 	size_t			nr_srcs, max_srcs;
 };
 
-static int grow(void **arr, size_t *max, size_t need, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (need <= *max)
-		return 0;
-	n = *max ? *max * 2 : 8;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*max = n;
-	return 0;
-}
-
 static void tlist_free(struct tlist *l)
 {
 	size_t i;
@@ -119,7 +82,7 @@ static void tlist_free(struct tlist *l)
 
 static struct tspec *tlist_new(struct tlist *l)
 {
-	if (grow((void **)&l->t, &l->max, l->nr + 1, sizeof(*l->t)))
+	if (ejw_grow((void **)&l->t, &l->max, l->nr + 1, sizeof(*l->t)))
 		return NULL;
 	memset(&l->t[l->nr], 0, sizeof(l->t[0]));
 	return &l->t[l->nr++];
@@ -127,20 +90,6 @@ static struct tspec *tlist_new(struct tlist *l)
 
 /* ------------------------------------------------------------------ */
 /* Parsing                                                             */
-
-static int parse_num(const char *s, unsigned long long max,
-		     unsigned long long *v)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *v > max)
-		return -1;
-	return 0;
-}
 
 /* "N", "N-M", comma separated; @fn is called for every number. */
 static int parse_list(const char *s,
@@ -204,8 +153,8 @@ static struct src *parse_src(struct tlist *l, const char *s)
 	const char *a;
 	unsigned long long v = 0;
 
-	if (grow((void **)&l->srcs, &l->max_srcs, l->nr_srcs + 1,
-		 sizeof(*l->srcs)))
+	if (ejw_grow((void **)&l->srcs, &l->max_srcs, l->nr_srcs + 1,
+		     sizeof(*l->srcs)))
 		return NULL;
 	src = calloc(1, sizeof(*src));
 	if (!src)
@@ -213,18 +162,18 @@ static struct src *parse_src(struct tlist *l, const char *s)
 	if (src_arg(s, "random")) {
 		a = src_arg(s, "random");
 		src->kind = SRC_RANDOM;
-		if (*a && parse_num(a, ~0ULL, &v))
+		if (*a && ejw_parse_num(a, ~0ULL, &v))
 			goto bad;
 	} else if (src_arg(s, "fill")) {
 		src->kind = SRC_FILL;
-		if (parse_num(src_arg(s, "fill"), 0xff, &v))
+		if (ejw_parse_num(src_arg(s, "fill"), 0xff, &v))
 			goto bad;
 	} else if (!strcmp(s, "zero")) {
 		src->kind = SRC_FILL;
 	} else if (src_arg(s, "magic")) {
 		a = src_arg(s, "magic");
 		src->kind = SRC_MAGIC;
-		if (*a && parse_num(a, 0xff, &v))
+		if (*a && ejw_parse_num(a, 0xff, &v))
 			goto bad;
 	} else {
 		src->kind = SRC_FILE;
@@ -260,8 +209,8 @@ static int add_block_cb(void *arg, unsigned long long v)
 	struct add_ctx *c = arg;
 	struct tblock *b;
 
-	if (grow((void **)&c->t->blocks, &c->t->max_blocks,
-		 c->t->nr_blocks + 1, sizeof(*c->t->blocks)))
+	if (ejw_grow((void **)&c->t->blocks, &c->t->max_blocks,
+		     c->t->nr_blocks + 1, sizeof(*c->t->blocks)))
 		return -1;
 	b = &c->t->blocks[c->t->nr_blocks++];
 	b->fsblock = v;
@@ -274,8 +223,8 @@ static int add_revoke_cb(void *arg, unsigned long long v)
 {
 	struct tspec *t = arg;
 
-	if (grow((void **)&t->revokes, &t->max_revokes, t->nr_revokes + 1,
-		 sizeof(*t->revokes)))
+	if (ejw_grow((void **)&t->revokes, &t->max_revokes, t->nr_revokes + 1,
+		     sizeof(*t->revokes)))
 		return -1;
 	t->revokes[t->nr_revokes++] = v;
 	return 0;
@@ -332,7 +281,7 @@ static int parse_item(struct tlist *l, struct tspec *t, char *item)
 	if (!strncmp(item, "revoke=", 7))
 		return add_revokes(t, item + 7);
 	if (!strncmp(item, "time=", 5)) {
-		if (parse_num(item + 5, ~0ULL, &v))
+		if (ejw_parse_num(item + 5, ~0ULL, &v))
 			goto bad;
 		t->have_time = 1;
 		t->sec = v;
@@ -368,27 +317,6 @@ static int parse_txn_string(struct tlist *l, struct tspec *t, const char *s)
 	return err;
 }
 
-/* The words of a spec file line, in place; returns how many. */
-static int split_words(char *line, char **w, int max)
-{
-	int n = 0;
-	char *p = line;
-
-	while (n < max) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p || *p == '#' || *p == '\n')
-			break;
-		w[n++] = p;
-		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
-			p++;
-		if (!*p)
-			break;
-		*p++ = '\0';
-	}
-	return n;
-}
-
 /*
  * A spec file: one directive a line.
  *   txn [ITEM...]		start a transaction (items as for --txn)
@@ -412,7 +340,7 @@ static int parse_spec_file(struct tlist *l, const char *path)
 	}
 	while (!err && fgets(line, sizeof(line), f)) {
 		lineno++;
-		n = split_words(line, w, 16);
+		n = ejw_split_words(line, w, 16);
 		if (!n)
 			continue;
 		if (!strcmp(w[0], "txn")) {
@@ -431,7 +359,7 @@ static int parse_spec_file(struct tlist *l, const char *path)
 		} else if (!strcmp(w[0], "revoke") && n == 2) {
 			err = add_revokes(t, w[1]);
 		} else if (!strcmp(w[0], "time") && n == 2) {
-			err = parse_num(w[1], ~0ULL, &v);
+			err = ejw_parse_num(w[1], ~0ULL, &v);
 			t->have_time = 1;
 			t->sec = v;
 		} else if (!strcmp(w[0], "commit") && n == 1) {
@@ -508,346 +436,6 @@ static errcode_t make_block(const struct tblock *b, __u32 tid,
 }
 
 /* ------------------------------------------------------------------ */
-/* Opening the image and its journal                                   */
-
-struct img {
-	const char	*path;
-	const char	*jpath;
-	ext2_filsys	fs;
-	io_channel	jio;		/* external journal, or NULL */
-};
-
-static errcode_t img_open(struct img *im)
-{
-	errcode_t err;
-
-	err = ej_open_image(im->path, EXT2_FLAG_RW, unix_io_manager, &im->fs);
-	if (err)
-		return err;
-	if (!im->jpath)
-		return 0;
-	err = unix_io_manager->open(im->jpath, IO_FLAG_RW, &im->jio);
-	if (!err)
-		err = io_channel_set_blksize(im->jio, im->fs->blocksize);
-	if (err)
-		com_err(ej_prog, err, "while opening the journal %s",
-			im->jpath);
-	return err;
-}
-
-static errcode_t img_close(struct img *im)
-{
-	errcode_t err = 0, err2;
-
-	if (im->jio) {
-		err = io_channel_flush(im->jio);
-		io_channel_close(im->jio);
-		im->jio = NULL;
-	}
-	if (im->fs) {
-		/* Only the primary superblock changes, as under the kernel. */
-		im->fs->flags |= EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
-		err2 = ext2fs_close_free(&im->fs);
-		if (!err)
-			err = err2;
-	}
-	return err;
-}
-
-static char *layout_default(const char *image)
-{
-	char *p = malloc(strlen(image) + sizeof(LAYOUT_SUFFIX));
-
-	if (p) {
-		strcpy(p, image);
-		strcat(p, LAYOUT_SUFFIX);
-	}
-	return p;
-}
-
-static const char *csum_name(int csum)
-{
-	static const char *const names[] = { "none", "v1", "v2", "v3" };
-
-	return csum >= 0 && csum <= EJ_CSUM_V3 ? names[csum] : "?";
-}
-
-static const char *wb_name(unsigned int kind)
-{
-	switch (kind) {
-	case EJ_WB_DESCRIPTOR:
-		return "descriptor";
-	case EJ_WB_DATA:
-		return "data";
-	case EJ_WB_REVOKE:
-		return "revoke";
-	case EJ_WB_COMMIT:
-		return "commit";
-	}
-	return "?";
-}
-
-static int csum_of_jsb(const journal_superblock_t *jsb)
-{
-	__u32 incompat = be32_to_cpu(jsb->s_feature_incompat);
-
-	if (incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)
-		return EJ_CSUM_V3;
-	if (incompat & JBD2_FEATURE_INCOMPAT_CSUM_V2)
-		return EJ_CSUM_V2;
-	if (be32_to_cpu(jsb->s_feature_compat) & JBD2_FEATURE_COMPAT_CHECKSUM)
-		return EJ_CSUM_V1;
-	return EJ_CSUM_NONE;
-}
-
-/* ------------------------------------------------------------------ */
-/* The layout sidecar                                                  */
-
-/*
- * Text, one record a line:
- *   e2journal-layout 1
- *   journal internal|external
- *   blocksize BS
- *   csum none|v1|v2|v3
- *   features compat 0x.. incompat 0x..
- *   log FIRST LAST			(log blocks FIRST .. LAST-1)
- *   start-block B
- *   first-tid T
- *   max-tags N				(0: as many as fit)
- *   txn TID commit|nocommit first B commit-block B|- time SEC
- *     revoke INDEX JBLOCK records N
- *     descriptor INDEX JBLOCK tags N
- *     data INDEX JBLOCK fs FSBLOCK desc JBLOCK tag OFFSET flags 0xF
- *     commit 0 JBLOCK
- *   corrupt KIND tid T index I byte B value V	(appended by corrupt)
- */
-static int write_layout(const char *path, struct ej_writer *w, int external,
-			unsigned long start_block, __u32 first_tid,
-			unsigned int max_tags)
-{
-	const journal_superblock_t *jsb = ej_writer_jsb(w);
-	const struct ej_wtxn *t;
-	const struct ej_wblock *b;
-	unsigned long first, last;
-	size_t nr, i, j;
-	FILE *f;
-
-	f = fopen(path, "w");
-	if (!f) {
-		com_err(ej_prog, errno, "while writing %s", path);
-		return -1;
-	}
-	ej_writer_log_bounds(w, &first, &last);
-	fprintf(f, "# what \"e2journal write\" wrote; \"e2journal corrupt\" reads it\n");
-	fprintf(f, "%s %d\n", LAYOUT_MAGIC, LAYOUT_VERSION);
-	fprintf(f, "journal %s\n", external ? "external" : "internal");
-	fprintf(f, "blocksize %u\n", be32_to_cpu(jsb->s_blocksize));
-	fprintf(f, "csum %s\n", csum_name(csum_of_jsb(jsb)));
-	fprintf(f, "features compat 0x%x incompat 0x%x\n",
-		be32_to_cpu(jsb->s_feature_compat),
-		be32_to_cpu(jsb->s_feature_incompat));
-	fprintf(f, "log %lu %lu\n", first, last);
-	fprintf(f, "start-block %lu\n", start_block);
-	fprintf(f, "first-tid %u\n", first_tid);
-	fprintf(f, "max-tags %u\n", max_tags);
-	t = ej_writer_txns(w, &nr);
-	for (i = 0; i < nr; i++, t++) {
-		fprintf(f, "txn %u %s first %lu commit-block ", t->tid,
-			t->committed ? "commit" : "nocommit", t->first_block);
-		if (t->committed)
-			fprintf(f, "%lu", t->commit_block);
-		else
-			fprintf(f, "-");
-		fprintf(f, " time %llu\n", t->commit_sec);
-		for (j = 0; j < t->nr_blocks; j++) {
-			b = &t->blocks[j];
-			fprintf(f, "  %s %u %lu", wb_name(b->kind), b->index,
-				b->jblock);
-			if (b->kind == EJ_WB_DATA)
-				fprintf(f, " fs %llu desc %lu tag %u flags 0x%x",
-					b->fsblock, b->desc_jblock,
-					b->tag_offset, b->tag_flags);
-			else if (b->kind == EJ_WB_DESCRIPTOR)
-				fprintf(f, " tags %u", b->count);
-			else if (b->kind == EJ_WB_REVOKE)
-				fprintf(f, " records %u", b->count);
-			fprintf(f, "\n");
-		}
-	}
-	if (fclose(f)) {
-		com_err(ej_prog, errno, "while writing %s", path);
-		return -1;
-	}
-	return 0;
-}
-
-/* A transaction as the sidecar records it. */
-struct ltxn {
-	__u32			tid;
-	int			committed;
-	struct ej_wblock	*blocks;
-	size_t			nr_blocks, max_blocks;
-};
-
-struct layout {
-	int			external;
-	unsigned int		blocksize;
-	unsigned long		start_block;
-	__u32			first_tid;
-	unsigned int		max_tags;
-	int			have_start, have_tid;
-	struct ltxn		*txns;
-	size_t			nr_txns, max_txns;
-};
-
-static void layout_free(struct layout *lo)
-{
-	size_t i;
-
-	for (i = 0; i < lo->nr_txns; i++)
-		free(lo->txns[i].blocks);
-	free(lo->txns);
-}
-
-/* "KEY VALUE" pairs after the first words of a record. */
-static int kv(char **w, int n, int from, const char *key,
-	      unsigned long long *v)
-{
-	int i;
-
-	for (i = from; i + 1 < n; i += 2)
-		if (!strcmp(w[i], key))
-			return parse_num(w[i + 1], ~0ULL, v);
-	return -1;
-}
-
-static int layout_block(struct ltxn *t, char **w, int n)
-{
-	static const char *const kinds[] = {
-		[EJ_WB_DESCRIPTOR] = "descriptor", [EJ_WB_DATA] = "data",
-		[EJ_WB_REVOKE] = "revoke", [EJ_WB_COMMIT] = "commit",
-	};
-	struct ej_wblock *b;
-	unsigned long long v;
-	unsigned int k;
-
-	for (k = EJ_WB_DESCRIPTOR; k <= EJ_WB_COMMIT; k++)
-		if (!strcmp(w[0], kinds[k]))
-			break;
-	if (k > EJ_WB_COMMIT || n < 3)
-		return -1;
-	if (grow((void **)&t->blocks, &t->max_blocks, t->nr_blocks + 1,
-		 sizeof(*t->blocks)))
-		return -1;
-	b = &t->blocks[t->nr_blocks++];
-	memset(b, 0, sizeof(*b));
-	b->kind = k;
-	if (parse_num(w[1], 0xffffffffULL, &v))
-		return -1;
-	b->index = v;
-	if (parse_num(w[2], 0xffffffffULL, &v))
-		return -1;
-	b->jblock = v;
-	switch (k) {
-	case EJ_WB_DATA:
-		if (kv(w, n, 3, "fs", &b->fsblock) ||
-		    kv(w, n, 3, "desc", &v))
-			return -1;
-		b->desc_jblock = v;
-		if (kv(w, n, 3, "tag", &v))
-			return -1;
-		b->tag_offset = v;
-		break;
-	case EJ_WB_DESCRIPTOR:
-		if (kv(w, n, 3, "tags", &v))
-			return -1;
-		b->count = v;
-		break;
-	case EJ_WB_REVOKE:
-		if (kv(w, n, 3, "records", &v))
-			return -1;
-		b->count = v;
-		break;
-	}
-	return 0;
-}
-
-static int read_layout(const char *path, struct layout *lo)
-{
-	char line[512], *w[16];
-	unsigned long long v;
-	struct ltxn *t = NULL;
-	int n, lineno = 0, seen_magic = 0, err = 0;
-	FILE *f;
-
-	memset(lo, 0, sizeof(*lo));
-	f = fopen(path, "r");
-	if (!f) {
-		com_err(ej_prog, errno,
-			"while opening the layout %s (written by e2journal write)",
-			path);
-		return -1;
-	}
-	while (!err && fgets(line, sizeof(line), f)) {
-		lineno++;
-		n = split_words(line, w, 16);
-		if (!n)
-			continue;
-		if (!seen_magic) {
-			if (n != 2 || strcmp(w[0], LAYOUT_MAGIC) ||
-			    parse_num(w[1], 100, &v) || v != LAYOUT_VERSION)
-				err = -1;
-			seen_magic = 1;
-		} else if (!strcmp(w[0], "journal") && n == 2) {
-			lo->external = !strcmp(w[1], "external");
-		} else if (!strcmp(w[0], "blocksize") && n == 2) {
-			err = parse_num(w[1], 65536, &v);
-			lo->blocksize = v;
-		} else if (!strcmp(w[0], "start-block") && n == 2) {
-			err = parse_num(w[1], 0xffffffffULL, &v);
-			lo->start_block = v;
-			lo->have_start = 1;
-		} else if (!strcmp(w[0], "first-tid") && n == 2) {
-			err = parse_num(w[1], 0xffffffffULL, &v);
-			lo->first_tid = v;
-			lo->have_tid = 1;
-		} else if (!strcmp(w[0], "max-tags") && n == 2) {
-			err = parse_num(w[1], 0xffffffffULL, &v);
-			lo->max_tags = v;
-		} else if (!strcmp(w[0], "txn") && n >= 3) {
-			if (grow((void **)&lo->txns, &lo->max_txns,
-				 lo->nr_txns + 1, sizeof(*lo->txns))) {
-				err = -1;
-				break;
-			}
-			t = &lo->txns[lo->nr_txns++];
-			memset(t, 0, sizeof(*t));
-			err = parse_num(w[1], 0xffffffffULL, &v);
-			t->tid = v;
-			t->committed = !strcmp(w[2], "commit");
-		} else if (!strcmp(w[0], "csum") || !strcmp(w[0], "features") ||
-			   !strcmp(w[0], "log") || !strcmp(w[0], "corrupt")) {
-			/* for people and scripts: rebuilt, not read */
-		} else if (t) {
-			err = layout_block(t, w, n);
-		} else {
-			err = -1;
-		}
-	}
-	fclose(f);
-	if (!err && (!seen_magic || !lo->have_start || !lo->have_tid ||
-		     !lo->blocksize))
-		err = -1;
-	if (err) {
-		fprintf(stderr,
-			"%s: %s:%d: not a layout written by e2journal write\n",
-			ej_prog, path, lineno);
-		layout_free(lo);
-	}
-	return err;
-}
-
-/* ------------------------------------------------------------------ */
 /* e2journal write                                                     */
 
 static void write_usage(FILE *f)
@@ -906,7 +494,7 @@ static int collect_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t cnt,
 {
 	struct blist *l = priv;
 
-	if (grow((void **)&l->b, &l->max, l->nr + 1, sizeof(*l->b)))
+	if (ejw_grow((void **)&l->b, &l->max, l->nr + 1, sizeof(*l->b)))
 		return BLOCK_ABORT;
 	l->b[l->nr++] = *blocknr;
 	return 0;
@@ -1034,7 +622,7 @@ static void print_summary(FILE *out, const char *image, struct ej_writer *w,
 	fprintf(out,
 		"%s: %zu transaction%s (tid %u-%u), csum %s%s%s, log from journal block %lu\n",
 		image, nr, nr == 1 ? "" : "s",
-		t[0].tid, t[nr - 1].tid, csum_name(csum_of_jsb(jsb)),
+		t[0].tid, t[nr - 1].tid, ejw_csum_name(ejw_csum_of_jsb(jsb)),
 		(be32_to_cpu(jsb->s_feature_incompat) &
 		 JBD2_FEATURE_INCOMPAT_64BIT) ? ", 64bit" : "",
 		(be32_to_cpu(jsb->s_feature_incompat) &
@@ -1055,7 +643,7 @@ static void print_summary(FILE *out, const char *image, struct ej_writer *w,
 			const struct ej_wblock *b = &t->blocks[j];
 
 			fprintf(out, "    %10lu %-10s", b->jblock,
-				wb_name(b->kind));
+				ejw_wb_name(b->kind));
 			if (b->kind == EJ_WB_DATA)
 				fprintf(out, " fs block %llu%s", b->fsblock,
 					(b->tag_flags & JBD2_FLAG_ESCAPE) ?
@@ -1075,10 +663,6 @@ enum {
 	OPT_COMMIT_TIME,
 	OPT_NO_LAYOUT,
 	OPT_UNCHECKED,
-	OPT_TID,
-	OPT_INDEX,
-	OPT_BYTE,
-	OPT_VALUE,
 };
 
 static int parse_csum(const char *s, int *csum)
@@ -1095,7 +679,23 @@ static int parse_csum(const char *s, int *csum)
 	return -1;
 }
 
-int ej_cmd_write(int argc, char **argv)
+/* What the command line of "e2journal write" asks for. */
+struct write_args {
+	struct img		im;
+	struct tlist		l;
+	struct ej_writer_opts	wo;
+	char			*layout;	/* NULL: --no-layout */
+	int			csum;		/* -1: as the filesystem */
+	int			is64;		/* -1: as the filesystem */
+	int			async, unchecked, verbose;
+	unsigned long		start_block;
+};
+
+/*
+ * Parse the command line into @a.  Returns -1 to go on, or the exit
+ * status (usage said, --help printed, no memory).
+ */
+static int write_options(int argc, char **argv, struct write_args *a)
 {
 	static const struct option longopts[] = {
 		{ "journal",	 required_argument, NULL, 'j' },
@@ -1116,29 +716,20 @@ int ej_cmd_write(int argc, char **argv)
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ej_writer_opts wo, probe;
-	struct img im = { 0 };
-	struct tlist l = { 0 };
-	struct ej_writer *w = NULL;
-	const journal_superblock_t *jsb;
+	struct ej_writer_opts *wo = &a->wo;
 	unsigned long long v;
-	char *layout = NULL;
-	int opt, csum = -1, is64 = -1, async = 0, no_layout = 0;
-	int unchecked = 0, verbose = 0, ret = EJ_EXIT_OPERATIONAL;
-	unsigned long start_block = 0;
+	int opt, no_layout = 0;
 	struct tspec *t;
-	errcode_t err;
 
-	memset(&wo, 0, sizeof(wo));
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "j:c:t:f:L:vh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			im.jpath = optarg;
+			a->im.jpath = optarg;
 			break;
 		case 'c':
-			if (parse_csum(optarg, &csum)) {
+			if (parse_csum(optarg, &a->csum)) {
 				fprintf(stderr,
 					"%s: '%s': expected none, v1, v2 or v3\n",
 					ej_prog, optarg);
@@ -1146,100 +737,107 @@ int ej_cmd_write(int argc, char **argv)
 			}
 			break;
 		case OPT_ASYNC:
-			async = 1;
+			a->async = 1;
 			break;
 		case OPT_64BIT:
-			is64 = 1;
+			a->is64 = 1;
 			break;
 		case OPT_32BIT:
-			is64 = 0;
+			a->is64 = 0;
 			break;
 		case OPT_FIRST_TID:
-			if (parse_num(optarg, 0xffffffffULL, &v))
+			if (ejw_parse_num(optarg, 0xffffffffULL, &v))
 				goto bad_num;
-			wo.flags |= EJ_W_SET_TID;
-			wo.start_tid = v;
+			wo->flags |= EJ_W_SET_TID;
+			wo->start_tid = v;
 			break;
 		case OPT_START_BLOCK:
-			if (parse_num(optarg, 0xffffffffULL, &v) || !v)
+			if (ejw_parse_num(optarg, 0xffffffffULL, &v) || !v)
 				goto bad_num;
-			start_block = v;
+			a->start_block = v;
 			break;
 		case OPT_MAX_TAGS:
-			if (parse_num(optarg, 0xffffffffULL, &v) || !v)
+			if (ejw_parse_num(optarg, 0xffffffffULL, &v) || !v)
 				goto bad_num;
-			wo.max_tags = v;
+			wo->max_tags = v;
 			break;
 		case OPT_COMMIT_TIME:
-			if (parse_num(optarg, ~0ULL, &v) || !v)
+			if (ejw_parse_num(optarg, ~0ULL, &v) || !v)
 				goto bad_num;
-			wo.commit_sec = v;
+			wo->commit_sec = v;
 			break;
 		case 't':
-			t = tlist_new(&l);
-			if (!t || parse_txn_string(&l, t, optarg))
+			t = tlist_new(&a->l);
+			if (!t || parse_txn_string(&a->l, t, optarg))
 				goto usage;
 			break;
 		case 'f':
-			if (parse_spec_file(&l, optarg))
+			if (parse_spec_file(&a->l, optarg))
 				goto usage;
 			break;
 		case 'L':
-			free(layout);
-			layout = strdup(optarg);
-			if (!layout)
-				goto out;
+			free(a->layout);
+			a->layout = strdup(optarg);
+			if (!a->layout)
+				return EJ_EXIT_OPERATIONAL;
 			break;
 		case OPT_NO_LAYOUT:
 			no_layout = 1;
 			break;
 		case OPT_UNCHECKED:
-			unchecked = 1;
+			a->unchecked = 1;
 			break;
 		case 'v':
-			verbose = 1;
+			a->verbose = 1;
 			break;
 		case 'h':
 			write_usage(stdout);
-			ret = EJ_EXIT_OK;
-			goto out;
+			return EJ_EXIT_OK;
 		default:
 			goto usage;
 		}
 	}
 	if (optind != argc - 1)
 		goto usage;
-	im.path = argv[optind];
-	if (!l.nr) {
+	a->im.path = argv[optind];
+	if (!a->l.nr) {
 		fprintf(stderr, "%s: no transactions (--txn or --spec)\n",
 			ej_prog);
 		goto usage;
 	}
-	if (!layout && !no_layout) {
-		layout = layout_default(im.path);
-		if (!layout)
-			goto out;
+	if (!a->layout && !no_layout) {
+		a->layout = ejw_layout_default(a->im.path);
+		if (!a->layout)
+			return EJ_EXIT_OPERATIONAL;
 	}
+	return -1;
+bad_num:
+	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, optarg);
+usage:
+	fprintf(stderr,
+		"Usage: %s write [options] IMAGE (see %s write --help)\n",
+		ej_prog, ej_prog);
+	return EJ_EXIT_USAGE;
+}
 
-	if (img_open(&im))
-		goto out;
-	if (csum < 0)
-		csum = ext2fs_has_feature_metadata_csum(im.fs->super) ?
-		       EJ_CSUM_V3 : EJ_CSUM_NONE;
-	if (is64 < 0)
-		is64 = ext2fs_has_feature_64bit(im.fs->super);
-	if (!unchecked && check_blocks(&im, &l, is64))
-		goto out;
+/*
+ * Look at the journal as it is before its features change: refuse a log
+ * that still waits for replay, and keep a fast-commit area where it is.
+ */
+static int probe_journal(struct img *im, struct ej_writer_opts *wo)
+{
+	struct ej_writer_opts probe;
+	struct ej_writer *w = NULL;
+	const journal_superblock_t *jsb;
+	errcode_t err;
+	int ret = -1;
 
-	/* Look at the journal as it is before changing its features. */
 	memset(&probe, 0, sizeof(probe));
-	wo.flags |= EJ_W_SET_FEATURES;
-	wo.csum = csum;
-	err = ej_writer_open_fs(im.fs, im.jio, &probe, &w);
+	err = ej_writer_open_fs(im->fs, im->jio, &probe, &w);
 	if (err) {
 		com_err(ej_prog, err, "while opening the journal of %s",
-			im.path);
-		goto out;
+			im->path);
+		return -1;
 	}
 	jsb = ej_writer_jsb(w);
 	/*
@@ -1249,35 +847,69 @@ int ej_cmd_write(int argc, char **argv)
 	if (jsb->s_start) {
 		fprintf(stderr,
 			"%s: the journal of %s already holds a log: replay it first\n",
-			ej_prog, im.path);
+			ej_prog, im->path);
 		goto out;
 	}
 	/* A fast-commit area stays where it is. */
 	if (be32_to_cpu(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 &&
 	    (be32_to_cpu(jsb->s_feature_incompat) &
 	     JBD2_FEATURE_INCOMPAT_FAST_COMMIT)) {
-		wo.flags |= EJ_W_FAST_COMMIT;
-		wo.num_fc_blks = be32_to_cpu(jsb->s_num_fc_blks);
+		wo->flags |= EJ_W_FAST_COMMIT;
+		wo->num_fc_blks = be32_to_cpu(jsb->s_num_fc_blks);
 	}
+	ret = 0;
+out:
 	ej_writer_free(w);
-	w = NULL;
+	return ret;
+}
 
-	if (is64)
-		wo.flags |= EJ_W_64BIT;
-	if (async)
-		wo.flags |= EJ_W_ASYNC_COMMIT;
-	wo.start_block = start_block;
-	err = ej_writer_open_fs(im.fs, im.jio, &wo, &w);
+int ej_cmd_write(int argc, char **argv)
+{
+	struct write_args a;
+	struct img *im = &a.im;
+	struct ej_writer_opts *wo = &a.wo;
+	struct ej_writer *w = NULL;
+	int ret;
+	errcode_t err;
+
+	memset(&a, 0, sizeof(a));
+	a.csum = -1;
+	a.is64 = -1;
+	ret = write_options(argc, argv, &a);
+	if (ret >= 0)
+		goto done;
+	ret = EJ_EXIT_OPERATIONAL;
+
+	if (ejw_img_open(im))
+		goto out;
+	if (a.csum < 0)
+		a.csum = ext2fs_has_feature_metadata_csum(im->fs->super) ?
+			 EJ_CSUM_V3 : EJ_CSUM_NONE;
+	if (a.is64 < 0)
+		a.is64 = ext2fs_has_feature_64bit(im->fs->super);
+	if (!a.unchecked && check_blocks(im, &a.l, a.is64))
+		goto out;
+	wo->flags |= EJ_W_SET_FEATURES;
+	wo->csum = a.csum;
+	if (probe_journal(im, wo))
+		goto out;
+
+	if (a.is64)
+		wo->flags |= EJ_W_64BIT;
+	if (a.async)
+		wo->flags |= EJ_W_ASYNC_COMMIT;
+	wo->start_block = a.start_block;
+	err = ej_writer_open_fs(im->fs, im->jio, wo, &w);
 	if (err) {
 		com_err(ej_prog, err, "while opening the journal of %s",
-			im.path);
+			im->path);
 		if (err == EJ_BAD_ARG)
 			fprintf(stderr,
 				"%s: a start block outside the log, or features a v1 journal superblock cannot carry?\n",
 				ej_prog);
 		goto out;
 	}
-	err = write_txns(w, &l, im.fs->blocksize);
+	err = write_txns(w, &a.l, im->fs->blocksize);
 	if (err == EXT2_ET_JOURNAL_TOO_SMALL)
 		fprintf(stderr, "%s: the transactions do not fit in the journal\n", ej_prog);
 	if (err)
@@ -1287,469 +919,22 @@ int ej_cmd_write(int argc, char **argv)
 		com_err(ej_prog, err, "while writing the journal superblock");
 		goto out;
 	}
-	if (layout && write_layout(layout, w, im.jpath != NULL,
-				   ej_writer_txns(w, NULL)->first_block,
-				   ej_writer_txns(w, NULL)->tid, wo.max_tags))
+	if (a.layout &&
+	    ejw_write_layout(a.layout, w, im->jpath != NULL,
+			     ej_writer_txns(w, NULL)->first_block,
+			     ej_writer_txns(w, NULL)->tid, wo->max_tags))
 		goto out;
-	print_summary(stdout, im.path, w, verbose);
+	print_summary(stdout, im->path, w, a.verbose);
 	ret = EJ_EXIT_OK;
 out:
 	ej_writer_free(w);
-	err = img_close(&im);
+	err = ejw_img_close(im);
 	if (err && ret == EJ_EXIT_OK) {
-		com_err(ej_prog, err, "while closing %s", im.path);
+		com_err(ej_prog, err, "while closing %s", im->path);
 		ret = EJ_EXIT_OPERATIONAL;
 	}
-	tlist_free(&l);
-	free(layout);
+done:
+	tlist_free(&a.l);
+	free(a.layout);
 	return ret;
-bad_num:
-	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, optarg);
-usage:
-	fprintf(stderr,
-		"Usage: %s write [options] IMAGE (see %s write --help)\n",
-		ej_prog, ej_prog);
-	tlist_free(&l);
-	free(layout);
-	return EJ_EXIT_USAGE;
-}
-
-/* ------------------------------------------------------------------ */
-/* e2journal corrupt                                                   */
-
-/*
- * The journal as a writer sink.  Until @live is set, writes are dropped:
- * the writer is only being walked through the recorded transactions to
- * learn their positions.
- */
-struct csink {
-	ext2_filsys	fs;
-	io_channel	jio;		/* external journal, or NULL */
-	ext2_ino_t	ino;
-	unsigned long	maxlen;
-	int		live;
-};
-
-static errcode_t csink_map(struct csink *s, unsigned long lblk,
-			   blk64_t *pblk)
-{
-	blk64_t p = 0;
-	errcode_t err;
-
-	if (s->jio) {
-		*pblk = lblk;
-		return 0;
-	}
-	err = ext2fs_bmap2(s->fs, s->ino, NULL, NULL, 0, lblk, NULL, &p);
-	if (err)
-		return err;
-	if (!p || p >= ext2fs_blocks_count(s->fs->super))
-		return EJ_BLOCK_OUT_OF_RANGE;
-	*pblk = p;
-	return 0;
-}
-
-static errcode_t csink_read(void *arg, unsigned long lblk, void *buf)
-{
-	struct csink *s = arg;
-	blk64_t p;
-	errcode_t err;
-
-	err = csink_map(s, lblk, &p);
-	if (err)
-		return err;
-	return io_channel_read_blk64(s->jio ? s->jio : s->fs->io, p, 1, buf);
-}
-
-static errcode_t csink_write(void *arg, unsigned long lblk, const void *buf)
-{
-	struct csink *s = arg;
-	blk64_t p;
-	errcode_t err;
-
-	if (!s->live)
-		return 0;
-	err = csink_map(s, lblk, &p);
-	if (err)
-		return err;
-	return io_channel_write_blk64(s->jio ? s->jio : s->fs->io, p, 1, buf);
-}
-
-static const struct {
-	const char	*name;
-	int		kind;
-	int		needs_tid;
-	const char	*what;
-} corrupt_kinds[] = {
-	{ "commit-csum", EJ_CORRUPT_COMMIT_CSUM, 1,
-	  "byte --byte (0-3) of the commit checksum" },
-	{ "commit-header", EJ_CORRUPT_COMMIT_HEADER, 1,
-	  "commit header field --index (0 magic, 1 type, 2 sequence)" },
-	{ "data", EJ_CORRUPT_DATA, 1, "byte --byte of data block --index" },
-	{ "descr-tag", EJ_CORRUPT_DESCR_TAG, 1,
-	  "byte --byte of the tags of descriptor --index" },
-	{ "descr-csum", EJ_CORRUPT_DESCR_TAIL, 1,
-	  "the tail checksum of descriptor --index (v2/v3)" },
-	{ "revoke-csum", EJ_CORRUPT_REVOKE_TAIL, 1,
-	  "the tail checksum of revoke block --index (v2/v3)" },
-	{ "revoke-rcount", EJ_CORRUPT_REVOKE_COUNT, 1,
-	  "r_count of revoke block --index = --value (0: twice the block)" },
-	{ "torn-commit", EJ_CORRUPT_TORN_COMMIT, 1,
-	  "garbage in the commit from byte --byte (default 512) on" },
-	{ "tag-out-of-range", EJ_CORRUPT_TAG_RANGE, 1,
-	  "the tag of data block --index names block --value (default:\n"
-	  "                    the filesystem's block count); resealed" },
-	{ "tag-range", EJ_CORRUPT_TAG_RANGE, 1, NULL },
-	{ "jsb-csum", EJ_CORRUPT_JSB_CSUM, 0,
-	  "byte --byte of the journal superblock checksum" },
-	{ "jsb-magic", EJ_CORRUPT_JSB_MAGIC, 0,
-	  "byte --byte of the journal superblock magic" },
-	{ "jsb-maxlen", EJ_CORRUPT_JSB_MAXLEN, 0,
-	  "s_maxlen = --value (default 0)" },
-	{ "jsb-geometry", EJ_CORRUPT_JSB_MAXLEN, 0, NULL },
-	{ "jsb-first", EJ_CORRUPT_JSB_FIRST, 0,
-	  "s_first = --value (default 0)" },
-	{ "raw", EJ_CORRUPT_RAW, 0,
-	  "byte --byte of journal block --index (no layout needed)" },
-};
-
-
-static void corrupt_usage(FILE *f)
-{
-	size_t i;
-
-	fprintf(f,
-		"Usage: %s corrupt [options] IMAGE KIND\n\n"
-		"Damage the journal that \"%s write\" wrote into IMAGE in one\n"
-		"place (a test tool).  The layout comes from IMAGE.layout.\n\n"
-		"  -j, --journal DEV    external journal device or image\n"
-		"      --tid T          the transaction\n"
-		"      --index I        which block of its kind in it (default 0)\n"
-		"      --byte B         which byte (default 0)\n"
-		"      --value V        xor mask for the byte kinds (default\n"
-		"                       0xff), the new value for the others\n"
-		"  -L, --layout FILE    the layout (default IMAGE.layout)\n"
-		"  -h, --help           this text\n\nKinds:\n",
-		ej_prog, ej_prog);
-	for (i = 0; i < ARRAY_SIZE(corrupt_kinds); i++)
-		if (corrupt_kinds[i].what)
-			fprintf(f, "  %-17s %s\n", corrupt_kinds[i].name,
-				corrupt_kinds[i].what);
-}
-
-/*
- * Walk a writer through the recorded transactions (writes dropped) and
- * check that it puts every block where the layout says it is.
- */
-static errcode_t rebuild(struct ej_writer *w, const struct layout *lo,
-			 unsigned int bs)
-{
-	const struct ej_wtxn *wt;
-	unsigned char *zero;
-	size_t i, j;
-	__u32 tid;
-	errcode_t err = 0;
-
-	zero = calloc(1, bs);
-	if (!zero)
-		return EJ_NO_MEMORY;
-	for (i = 0; i < lo->nr_txns && !err; i++) {
-		const struct ltxn *t = &lo->txns[i];
-
-		err = ej_writer_begin(w, &tid);
-		if (!err && tid != t->tid)
-			err = EJ_BAD_SAVED;
-		for (j = 0; j < t->nr_blocks && !err; j++) {
-			const struct ej_wblock *b = &t->blocks[j];
-			unsigned int r;
-
-			if (b->kind == EJ_WB_DATA)
-				err = ej_writer_add_block(w, b->fsblock, zero);
-			for (r = 0; b->kind == EJ_WB_REVOKE && r < b->count &&
-			     !err; r++)
-				err = ej_writer_revoke(w, r);
-		}
-		if (err)
-			break;
-		err = t->committed ? ej_writer_commit(w) :
-		      ej_writer_end_uncommitted(w);
-		if (err)
-			break;
-		wt = ej_writer_find_txn(w, tid);
-		if (!wt || wt->nr_blocks != t->nr_blocks) {
-			err = EJ_BAD_SAVED;
-			break;
-		}
-		for (j = 0; j < t->nr_blocks; j++) {
-			const struct ej_wblock *a = &wt->blocks[j];
-			const struct ej_wblock *b = &t->blocks[j];
-
-			if (a->kind != b->kind || a->index != b->index ||
-			    a->jblock != b->jblock ||
-			    (a->kind == EJ_WB_DATA &&
-			     (a->desc_jblock != b->desc_jblock ||
-			      a->tag_offset != b->tag_offset))) {
-				err = EJ_BAD_SAVED;
-				break;
-			}
-		}
-	}
-	if (!err)
-		err = ej_writer_finish(w);
-	free(zero);
-	return err;
-}
-
-static const struct ej_wblock *target_block(struct ej_writer *w, int kind,
-					    __u32 tid, unsigned int index)
-{
-	const struct ej_wtxn *t = ej_writer_find_txn(w, tid);
-	unsigned int want;
-	size_t i;
-
-	if (!t)
-		return NULL;
-	switch (kind) {
-	case EJ_CORRUPT_COMMIT_CSUM:
-	case EJ_CORRUPT_COMMIT_HEADER:
-	case EJ_CORRUPT_TORN_COMMIT:
-		want = EJ_WB_COMMIT;
-		index = 0;
-		break;
-	case EJ_CORRUPT_DATA:
-		want = EJ_WB_DATA;
-		break;
-	case EJ_CORRUPT_TAG_RANGE:
-		want = EJ_WB_DATA;
-		break;
-	case EJ_CORRUPT_DESCR_TAG:
-	case EJ_CORRUPT_DESCR_TAIL:
-		want = EJ_WB_DESCRIPTOR;
-		break;
-	default:
-		want = EJ_WB_REVOKE;
-		break;
-	}
-	for (i = 0; i < t->nr_blocks; i++)
-		if (t->blocks[i].kind == want && t->blocks[i].index == index)
-			return &t->blocks[i];
-	return NULL;
-}
-
-int ej_cmd_corrupt(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "journal",	required_argument, NULL, 'j' },
-		{ "tid",	required_argument, NULL, OPT_TID },
-		{ "index",	required_argument, NULL, OPT_INDEX },
-		{ "byte",	required_argument, NULL, OPT_BYTE },
-		{ "value",	required_argument, NULL, OPT_VALUE },
-		{ "layout",	required_argument, NULL, 'L' },
-		{ "help",	no_argument,	   NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct img im = { 0 };
-	struct layout lo;
-	struct csink sink = { 0 };
-	struct ej_jsink js;
-	struct ej_writer_opts wo;
-	struct ej_writer *w = NULL;
-	const struct ej_wblock *b = NULL;
-	const journal_superblock_t *jsb;
-	unsigned long long tid = 0, index = 0, byte = 0, value = 0;
-	int opt, have_tid = 0, have_value = 0, have_layout = 0;
-	int ret = EJ_EXIT_OPERATIONAL;
-	const char *kname;
-	char *layout = NULL;
-	size_t k;
-	FILE *f;
-	errcode_t err;
-
-	memset(&lo, 0, sizeof(lo));
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "j:L:h", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			im.jpath = optarg;
-			break;
-		case OPT_TID:
-			if (parse_num(optarg, 0xffffffffULL, &tid))
-				goto bad_num;
-			have_tid = 1;
-			break;
-		case OPT_INDEX:
-			if (parse_num(optarg, 0xffffffffULL, &index))
-				goto bad_num;
-			break;
-		case OPT_BYTE:
-			if (parse_num(optarg, 0xffffffffULL, &byte))
-				goto bad_num;
-			break;
-		case OPT_VALUE:
-			if (parse_num(optarg, ~0ULL, &value))
-				goto bad_num;
-			have_value = 1;
-			break;
-		case 'L':
-			free(layout);
-			layout = strdup(optarg);
-			if (!layout)
-				goto out;
-			break;
-		case 'h':
-			corrupt_usage(stdout);
-			ret = EJ_EXIT_OK;
-			goto out;
-		default:
-			goto usage;
-		}
-	}
-	if (optind != argc - 2)
-		goto usage;
-	im.path = argv[optind];
-	kname = argv[optind + 1];
-	for (k = 0; k < ARRAY_SIZE(corrupt_kinds); k++)
-		if (!strcmp(kname, corrupt_kinds[k].name))
-			break;
-	if (k == ARRAY_SIZE(corrupt_kinds)) {
-		fprintf(stderr,
-			"%s: unknown kind '%s' (see %s corrupt --help)\n",
-			ej_prog, kname, ej_prog);
-		goto usage;
-	}
-	if (corrupt_kinds[k].needs_tid && !have_tid) {
-		fprintf(stderr, "%s: %s needs --tid\n", ej_prog, kname);
-		goto usage;
-	}
-	if (corrupt_kinds[k].kind != EJ_CORRUPT_RAW) {
-		if (!layout)
-			layout = layout_default(im.path);
-		if (!layout || read_layout(layout, &lo))
-			goto out;
-		have_layout = 1;
-	}
-
-	if (img_open(&im))
-		goto out;
-	if (have_layout && lo.blocksize != im.fs->blocksize) {
-		fprintf(stderr, "%s: %s is not the layout of %s\n", ej_prog,
-			layout, im.path);
-		goto out;
-	}
-	if (have_layout && lo.external != (im.jpath != NULL)) {
-		fprintf(stderr, "%s: the layout is of an %s journal%s\n",
-			ej_prog, lo.external ? "external" : "internal",
-			lo.external ? ": name it with -j" : "");
-		goto out;
-	}
-	if (!im.jpath && !im.fs->super->s_journal_inum) {
-		com_err(ej_prog, EJ_EXT_JOURNAL_NEEDED, "for %s", im.path);
-		goto out;
-	}
-	sink.fs = im.fs;
-	sink.jio = im.jio;
-	sink.ino = im.fs->super->s_journal_inum;
-	js.read = csink_read;
-	js.write = csink_write;
-	js.arg = &sink;
-	memset(&wo, 0, sizeof(wo));
-	wo.blocksize = im.fs->blocksize;
-	wo.sb_block = im.jpath ? ext2fs_journal_sb_start(im.fs->blocksize) : 0;
-	if (have_layout) {
-		wo.flags = EJ_W_SET_TID;
-		wo.start_tid = lo.first_tid;
-		wo.start_block = lo.start_block;
-		wo.max_tags = lo.max_tags;
-	}
-	err = ej_writer_open(&js, &wo, &w);
-	if (err) {
-		com_err(ej_prog, err, "while loading the journal superblock of %s", im.path);
-		goto out;
-	}
-	if (have_layout) {
-		/* Acting on a journal that was replayed since would be wrong. */
-		jsb = ej_writer_jsb(w);
-		if (be32_to_cpu(jsb->s_start) != lo.start_block ||
-		    be32_to_cpu(jsb->s_sequence) != lo.first_tid) {
-			fprintf(stderr,
-				"%s: the journal of %s no longer starts where %s says (replayed since?)\n",
-				ej_prog, im.path, layout);
-			goto out;
-		}
-		err = rebuild(w, &lo, im.fs->blocksize);
-		if (err) {
-			fprintf(stderr,
-				"%s: the journal of %s does not match %s: %s\n",
-				ej_prog, im.path, layout,
-				error_message(err));
-			goto out;
-		}
-	}
-
-	switch (corrupt_kinds[k].kind) {
-	case EJ_CORRUPT_TAG_RANGE:
-		if (!have_value)
-			value = ext2fs_blocks_count(im.fs->super);
-		break;
-	case EJ_CORRUPT_JSB_MAXLEN:
-	case EJ_CORRUPT_JSB_FIRST:
-	case EJ_CORRUPT_REVOKE_COUNT:
-		if (!have_value)
-			value = 0;
-		break;
-	}
-	if (corrupt_kinds[k].needs_tid) {
-		b = target_block(w, corrupt_kinds[k].kind, tid, index);
-		if (!b) {
-			fprintf(stderr,
-				"%s: transaction %llu has no such block (see %s)\n",
-				ej_prog, tid, layout);
-			goto out;
-		}
-	}
-	sink.live = 1;
-	err = ej_corrupt(w, corrupt_kinds[k].kind, tid, index, byte, value);
-	if (err) {
-		com_err(ej_prog, err, "while corrupting %s (%s)", im.path,
-			kname);
-		goto out;
-	}
-	printf("%s: %s", im.path, kname);
-	if (b)
-		printf(" in transaction %llu, journal block %lu", tid,
-		       b->jblock);
-	else if (corrupt_kinds[k].kind == EJ_CORRUPT_RAW)
-		printf(" in journal block %llu", index);
-	printf("\n");
-	if (have_layout) {
-		f = fopen(layout, "a");
-		if (!f || fprintf(f,
-				  "corrupt %s tid %llu index %llu byte %llu value 0x%llx\n",
-				  kname, tid, index, byte,
-				  value) < 0 || fclose(f)) {
-			com_err(ej_prog, errno, "while writing %s", layout);
-			goto out;
-		}
-	}
-	ret = EJ_EXIT_OK;
-out:
-	ej_writer_free(w);
-	err = img_close(&im);
-	if (err && ret == EJ_EXIT_OK) {
-		com_err(ej_prog, err, "while closing %s", im.path);
-		ret = EJ_EXIT_OPERATIONAL;
-	}
-	layout_free(&lo);
-	free(layout);
-	return ret;
-bad_num:
-	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, optarg);
-usage:
-	fprintf(stderr,
-		"Usage: %s corrupt [options] IMAGE KIND (see %s corrupt --help)\n",
-		ej_prog, ej_prog);
-	layout_free(&lo);
-	free(layout);
-	return EJ_EXIT_USAGE;
 }

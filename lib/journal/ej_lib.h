@@ -554,6 +554,13 @@ errcode_t ej_writer_open(const struct ej_jsink *sink,
 errcode_t ej_writer_open_fs(ext2_filsys fs, io_channel journal_io,
 			    const struct ej_writer_opts *opts,
 			    struct ej_writer **ret);
+/*
+ * While @dry, the writer writes nothing, journal superblock included, and
+ * ej_writer_finish() leaves the filesystem alone: it only learns where each
+ * block goes (e2journal corrupt walks the transactions a layout records,
+ * then injects a fault at a known place).
+ */
+void ej_writer_set_dry(struct ej_writer *w, int dry);
 void ej_writer_free(struct ej_writer *w);
 
 /* Start a transaction; its tid goes to *tid when @tid is not NULL. */

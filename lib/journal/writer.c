@@ -81,6 +81,8 @@ struct ej_writer {
 
 	unsigned char		*buf;
 
+	int			dry;		/* ej_writer_set_dry() */
+
 	/* ej_writer_open_fs(): the image the journal belongs to */
 	int			bound;
 	ext2_filsys		fs;
@@ -187,12 +189,21 @@ static void commit_csum_set(const struct ej_writer *w, unsigned char *blk,
 	}
 }
 
+/* Every write of the writer comes here: a dry writer drops them. */
+static errcode_t sink_write(struct ej_writer *w, unsigned long lblk,
+			    const void *buf)
+{
+	if (w->dry)
+		return 0;
+	return w->sink.write(w->sink.arg, lblk, buf);
+}
+
 static errcode_t jwrite(struct ej_writer *w, unsigned long lblk,
 			const void *buf)
 {
 	if (lblk >= w->maxlen)
 		return EJ_BLOCK_OUT_OF_RANGE;
-	return w->sink.write(w->sink.arg, lblk, buf);
+	return sink_write(w, lblk, buf);
 }
 
 static errcode_t jread(struct ej_writer *w, unsigned long lblk, void *buf)
@@ -218,7 +229,7 @@ static errcode_t write_jsb(struct ej_writer *w, int set_csum)
 	if (err)
 		return err;
 	memcpy(w->buf, &w->jsb, sizeof(w->jsb));
-	return w->sink.write(w->sink.arg, w->sb_block, w->buf);
+	return sink_write(w, w->sb_block, w->buf);
 }
 
 /* ------------------------------------------------------------------ */
@@ -818,13 +829,19 @@ errcode_t ej_writer_finish(struct ej_writer *w)
 	if (err)
 		return err;
 	w->finished = 1;
-	if (!w->bound)
+	if (!w->bound || w->dry)
 		return 0;
 	if (w->have_start) {
 		ext2fs_set_feature_journal_needs_recovery(w->fs->super);
 		ext2fs_mark_super_dirty(w->fs);
 	}
 	return io_channel_flush(w->ext_io ? w->ext_io : w->fs->io);
+}
+
+void ej_writer_set_dry(struct ej_writer *w, int dry)
+{
+	if (w)
+		w->dry = dry;
 }
 
 const struct ej_wtxn *ej_writer_txns(const struct ej_writer *w, size_t *nr)
