@@ -945,6 +945,7 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 	j = &h->journal;
 	h->fs = fs;
 	h->flags = opts->flags;
+	h->io_flags = opts->io_flags;
 	h->info.fs_blocks = ext2fs_blocks_count(sb);
 	j->j_host = h;
 	j->j_host_ops = &ej_io_host_ops;
