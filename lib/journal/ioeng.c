@@ -206,6 +206,7 @@ struct ej_engine {
 
 	/* the write phase */
 	struct ej_dio		*dio;
+	unsigned long long	dio_bytes;	/* written around the channel */
 	struct ej_flusher	*fl;
 };
 
@@ -381,6 +382,8 @@ static errcode_t write_through_channel(void *arg, const void *buf, size_t len,
 	struct ej_host *h = arg;
 	unsigned int bs = h->fs->blocksize;
 
+	/* the channel counts it: not one of dio's own */
+	h->eng->dio_bytes -= len;
 	return io_channel_write_blk64(h->fs->io, off / bs, (int)(len / bs),
 				      buf);
 }
@@ -422,15 +425,33 @@ static errcode_t fast_write_home(struct ej_host *h, unsigned int tag,
 	struct ej_engine *e = h->eng;
 	errcode_t err;
 
-	if (e->dio)
+	if (e->dio) {
+		e->dio_bytes += n * (unsigned long long)e->bs;
 		return ej_dio_write(e->dio, tag, buf, n * (size_t)e->bs,
 				    fsblock * (unsigned long long)e->bs);
+	}
 	err = channel_write(h, buf, fsblock, n);
 	/* ascending: everything below this write's end is written */
 	if (!err)
 		ej_flusher_mark(e->fl, (fsblock + n) *
 				       (unsigned long long)h->fs->blocksize);
 	return err;
+}
+
+/*
+ * The bytes written around the fs channel, added to its count, as if
+ * they had gone through it: libext2fs adds that count to
+ * s_kbytes_written (ej_fs_close), and the plain engine's writes are in it.
+ */
+static void count_dio_bytes(struct ej_host *h)
+{
+	struct ej_engine *e = h->eng;
+	io_stats stats = NULL;
+
+	if (e->dio_bytes && h->fs->io->manager->get_stats &&
+	    !h->fs->io->manager->get_stats(h->fs->io, &stats) && stats)
+		stats->bytes_written += e->dio_bytes;
+	e->dio_bytes = 0;
 }
 
 static errcode_t fast_write_end(struct ej_host *h, int *keep)
@@ -440,6 +461,7 @@ static errcode_t fast_write_end(struct ej_host *h, int *keep)
 
 	err = ej_dio_finish(e->dio, keep);
 	e->dio = NULL;
+	count_dio_bytes(h);
 	ej_flusher_stop(e->fl);
 	e->fl = NULL;
 	return err;

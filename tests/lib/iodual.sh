@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# iodual.sh PROGRAM [ARGS...]: run one of our programs (e2fsck or
+# e2journal) twice, first with the plain I/O engine (E2JOURNAL_IO=plain),
+# then as asked (the fast engine unless the caller's E2JOURNAL_IO says
+# otherwise), from the same starting state, and compare what they did.
+#
+# tests/io_engines.sh runs the whole j_* suite with this wrapper standing
+# in for both programs (run_jtests.sh with EJ_IO_DUAL=1).  The files the
+# command line names (images, external journals, block devices, and
+# files a run creates under a name it was given, such as a report or a
+# saved journal, or E2JOURNAL_TEST_IO's log) are copied before the first
+# run; after it its results are put aside and the originals put back.
+# After the second run, every such file, the exit status, stdout and
+# stderr must be the same as after the first.  The second run is the one
+# the test sees.  A difference is written to $EJ_IODUAL_LOG as a line
+# "DIFF <dir>: <command>: <what>"; every compared run adds "RUN <dir>:
+# <command>".
+#
+# Time: both runs need the same clock, so when neither E2FSPROGS_FAKE_TIME
+# nor E2FSCK_TIME is set, both are set to now, for both runs.
+# Standard input, unless it is a terminal, is read once and given to both.
+prog=$1
+shift
+log=${EJ_IODUAL_LOG:-/dev/null}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/iodual.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+if [ -z "${E2FSPROGS_FAKE_TIME:-}" ] && [ -z "${E2FSCK_TIME:-}" ]; then
+	E2FSPROGS_FAKE_TIME=$(date +%s)
+	E2FSCK_TIME=$E2FSPROGS_FAKE_TIME
+	export E2FSPROGS_FAKE_TIME E2FSCK_TIME
+fi
+if [ -t 0 ]; then
+	in=/dev/null
+else
+	in=$tmp/stdin
+	cat >"$in"
+fi
+
+# copy FROM TO: a file (sparse as it was) or a block device's bytes; onto
+# a block device in place
+copy() {
+	if [ -b "$1" ] || [ -b "$2" ]; then
+		cat "$1" >"$2" 2>/dev/null
+	else
+		cp --sparse=always "$1" "$2" 2>/dev/null
+	fi
+}
+
+# The candidate files: every argument, the part after '=' of "k=v"
+# arguments, and the test io manager's log.
+n=0
+: >"$tmp/list"
+add() {
+	case $1 in
+	''|-*) return ;;
+	esac
+	n=$((n + 1))
+	if [ -f "$1" ] || [ -b "$1" ]; then
+		copy "$1" "$tmp/orig.$n" || return
+		echo "$n have $1" >>"$tmp/list"
+	else
+		echo "$n none $1" >>"$tmp/list"
+	fi
+}
+for a in "$@"; do
+	add "$a"
+	case $a in
+	*=*) add "${a##*=}" ;;
+	esac
+done
+case ${E2JOURNAL_TEST_IO:-} in
+*log=*)
+	l=${E2JOURNAL_TEST_IO##*log=}
+	add "${l%%,*}"
+	;;
+esac
+
+# stdout and stderr kept together when they are one file (a test's
+# ">log 2>&1"), so that the order of their lines stays
+joined=0
+[ /proc/$$/fd/1 -ef /proc/$$/fd/2 ] && joined=1
+if [ "$joined" = 1 ]; then
+	E2JOURNAL_IO=plain "$prog" "$@" <"$in" >"$tmp/out.plain" 2>&1
+else
+	E2JOURNAL_IO=plain "$prog" "$@" <"$in" >"$tmp/out.plain" \
+		2>"$tmp/err.plain"
+fi
+rc_plain=$?
+while read -r i what f; do
+	if [ "$what" = have ]; then
+		copy "$f" "$tmp/plain.$i"
+		copy "$tmp/orig.$i" "$f"
+	elif [ -e "$f" ]; then
+		mv "$f" "$tmp/plain.$i"
+	fi
+done <"$tmp/list"
+
+if [ "$joined" = 1 ]; then
+	"$prog" "$@" <"$in" >"$tmp/out.fast" 2>&1
+	rc=$?
+	cat "$tmp/out.fast"
+else
+	"$prog" "$@" <"$in" >"$tmp/out.fast" 2>"$tmp/err.fast"
+	rc=$?
+	cat "$tmp/out.fast"
+	cat "$tmp/err.fast" >&2
+fi
+
+diffs=
+while read -r i what f; do
+	if [ -e "$tmp/plain.$i" ] && [ -e "$f" ]; then
+		cmp -s "$tmp/plain.$i" "$f" || diffs="$diffs; $f differs"
+	elif [ -e "$tmp/plain.$i" ] || [ -e "$f" ]; then
+		diffs="$diffs; $f made by one run only"
+	fi
+done <"$tmp/list"
+[ "$rc" = "$rc_plain" ] || diffs="$diffs; exit $rc_plain plain, $rc fast"
+cmp -s "$tmp/out.plain" "$tmp/out.fast" || diffs="$diffs; stdout differs"
+[ "$joined" = 1 ] ||
+	cmp -s "$tmp/err.plain" "$tmp/err.fast" || diffs="$diffs; stderr differs"
+echo "RUN $PWD: ${prog##*/} $*" >>"$log"
+[ -z "$diffs" ] || echo "DIFF $PWD: ${prog##*/} $*: ${diffs#; }" >>"$log"
+exit "$rc"
