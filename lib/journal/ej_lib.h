@@ -89,11 +89,14 @@ __u32 ej_jsb_csum_seed(const journal_superblock_t *jsb);
 #define EJ_IO_NO_PREFETCH	0x0008	/* no read-ahead thread */
 #define EJ_IO_PREFETCH_ALWAYS	0x0010	/* tests: read ahead on any log, in
 					   chunks of four blocks */
+#define EJ_IO_NO_COLD		0x0020	/* no asking the kernel to read a
+					   cold log ahead */
 
 /*
  * Parse an engine setting, as programs take it from their environment
  * (E2JOURNAL_IO): a comma-separated list of "fast", "plain", "no-dio",
- * "no-flusher", "no-prefetch", "prefetch-always"; NULL or "" is "fast".
+ * "no-flusher", "no-prefetch", "no-cold", "prefetch-always"; NULL or ""
+ * is "fast".
  * EJ_BAD_ARG on an unknown word (*flags is then left alone).
  */
 errcode_t ej_io_flags_parse(const char *spec, unsigned int *flags);

@@ -11,8 +11,12 @@
  *  - plain: every read one pread and every write one pwrite, through the
  *    io_channels, in the caller's thread, into malloc'ed buffers.  It is
  *    the reference the fast one is compared with (tests/io_engines.sh).
- *  - fast: the log read ahead on a second thread (prefetch.c) once
- *    recovery reads a large log in order; in the write phase io_uring,
+ *  - fast: on a log that is not in the page cache (a disk at boot), the
+ *    kernel asked to read it ahead of recovery, tens of megabytes at a
+ *    time (posix_fadvise), so that the device works at its queue depth
+ *    while recovery hops from descriptor to commit block; the log read
+ *    ahead on a second thread (prefetch.c) once recovery reads a large
+ *    log in order; in the write phase io_uring,
  *    direct writes from one half of the batch while the other is filled
  *    and the log's rereads batched (dio.c), or, without io_uring,
  *    buffered writes with writeback started behind them (flusher.c);
@@ -23,15 +27,23 @@
  * Both leave the same bytes on disk: the glue hands them the same
  * writes, in the same order.
  */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "ej_int.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #define EJ_PF_CHUNK_BYTES	(512 * 1024)	/* read ahead by the thread */
 #define EJ_PF_MIN_LOG_BYTES	(64ULL * 1024 * 1024)	/* worth a thread */
 #define EJ_PF_MIN_RUN_BYTES	(4 * 1024 * 1024)	/* read in order */
 #define EJ_FLUSHER_BYTES	(32ULL * 1024 * 1024)	/* worth a thread */
+#define EJ_COLD_AHEAD_BYTES	(64ULL * 1024 * 1024)	/* asked for ahead */
+#define EJ_COLD_STEP_BYTES	(8ULL * 1024 * 1024)	/* per posix_fadvise */
 
 errcode_t ej_io_flags_parse(const char *spec, unsigned int *flags)
 {
@@ -44,6 +56,7 @@ errcode_t ej_io_flags_parse(const char *spec, unsigned int *flags)
 		{ "no-dio", EJ_IO_NO_DIO },
 		{ "no-flusher", EJ_IO_NO_FLUSHER },
 		{ "no-prefetch", EJ_IO_NO_PREFETCH },
+		{ "no-cold", EJ_IO_NO_COLD },
 		{ "prefetch-always", EJ_IO_PREFETCH_ALWAYS },
 	};
 	unsigned int f = 0;
@@ -204,6 +217,12 @@ struct ej_engine {
 	char			*pf_buf;
 	struct ej_pf_chunk	pf_chunk;
 
+	/* a cold log, asked for ahead of recovery (posix_fadvise) */
+	int			cold;		/* -1: not known, 0: no, 1: yes */
+	int			cold_fd;
+	unsigned long long	cold_start;	/* logical block asked first */
+	unsigned long long	cold_asked;	/* blocks asked from there */
+
 	/* the write phase */
 	struct ej_dio		*dio;
 	unsigned long long	dio_bytes;	/* written around the channel */
@@ -220,6 +239,8 @@ static errcode_t fast_open(struct ej_host *h)
 		return EJ_NO_MEMORY;
 	e->flags = h->io_flags;
 	e->bs = bs;
+	e->cold = (e->flags & EJ_IO_NO_COLD) ? 0 : -1;
+	e->cold_fd = -1;
 	e->pf_slot = -1;
 	e->pf_chunk_blocks = EJ_PF_CHUNK_BYTES / bs ? EJ_PF_CHUNK_BYTES / bs : 1;
 	e->pf_min_run = EJ_PF_MIN_RUN_BYTES / bs;
@@ -261,8 +282,119 @@ static void fast_close(struct ej_host *h)
 		return;
 	fast_ahead_stop(h);
 	ej_prefetch_free(e->pf);
+	if (e->cold_fd >= 0)
+		close(e->cold_fd);
 	free(e);
 	h->eng = NULL;
+}
+
+/*
+ * Is the log at logical block @lblk out of the page cache?  A read that
+ * must not wait says so (RWF_NOWAIT: EAGAIN), a megabyte on and halfway
+ * round the log: the kernel's own read-ahead of the first reads does
+ * not reach there.
+ */
+static int log_is_cold(struct ej_host *h, unsigned long long lblk)
+{
+	struct ej_engine *e = h->eng;
+	journal_t *j = &h->journal;
+	unsigned long long span = j->j_last - j->j_first, d[2], pblk;
+	struct iovec iov;
+	char *buf;
+	int i, cold = 0;
+
+#ifdef RWF_NOWAIT
+	buf = malloc(e->bs);
+	if (!buf)
+		return 0;
+	iov.iov_base = buf;
+	iov.iov_len = e->bs;
+	d[0] = (1024 * 1024) / e->bs;
+	d[1] = span / 2;
+	for (i = 0; i < 2 && !cold; i++) {
+		if (d[i] >= span || ej_glue_bmap(h, j->j_first +
+				(lblk - j->j_first + d[i]) % span, &pblk))
+			continue;
+		cold = preadv2(e->cold_fd, &iov, 1, pblk * e->bs,
+			       RWF_NOWAIT) < 0 && errno == EAGAIN;
+	}
+	free(buf);
+#else
+	(void)e;
+	(void)span;
+	(void)d;
+	(void)pblk;
+	(void)iov;
+	(void)buf;
+	(void)i;
+	(void)lblk;
+#endif
+	return cold;
+}
+
+/* Ask the kernel to read @n log blocks from logical block @lblk on. */
+static void advise(struct ej_host *h, unsigned long long lblk,
+		   unsigned long long n)
+{
+	struct ej_engine *e = h->eng;
+	const struct ej_extent *x;
+	unsigned long long len;
+
+	while (n) {
+		x = ej_extent_find(h->ext, h->nr_ext, lblk, 0);
+		if (!x)
+			return;
+		len = x->len - (lblk - x->lblk);
+		if (len > n)
+			len = n;
+		posix_fadvise(e->cold_fd,
+			      (off_t)((x->pblk + lblk - x->lblk) * e->bs),
+			      (off_t)(len * e->bs), POSIX_FADV_WILLNEED);
+		lblk += len;
+		n -= len;
+	}
+}
+
+/*
+ * On a cold log, keep the kernel reading EJ_COLD_AHEAD_BYTES ahead of
+ * recovery's read at logical block @lblk, one lap of the log at most,
+ * starting where recovery first read.  Warm logs (the page cache holds
+ * them) are left alone: asking would only cost time.
+ */
+static void cold_ahead(struct ej_host *h, unsigned long long lblk)
+{
+	struct ej_engine *e = h->eng;
+	journal_t *j = &h->journal;
+	unsigned long long span, pos, ahead, step, n, at;
+
+	if (!e->cold || lblk < j->j_first || lblk >= j->j_last)
+		return;
+	span = j->j_last - j->j_first;
+	if (e->cold < 0) {
+		e->cold = 0;
+		if (h->jio != h->fs->io || !h->fs->device_name ||
+		    h->fs->io->manager != unix_io_manager)
+			return;
+		e->cold_fd = ej_open_same(h->fs, O_RDONLY);
+		if (e->cold_fd < 0 || !log_is_cold(h, lblk))
+			return;
+		e->cold = 1;
+		e->cold_start = lblk;
+	}
+	ahead = EJ_COLD_AHEAD_BYTES / e->bs;
+	step = EJ_COLD_STEP_BYTES / e->bs;
+	pos = (lblk - j->j_first + span - (e->cold_start - j->j_first)) % span;
+	while (e->cold_asked < span && pos + ahead > e->cold_asked) {
+		at = j->j_first + (e->cold_start - j->j_first + e->cold_asked) %
+		     span;
+		n = step;
+		if (n > span - e->cold_asked)
+			n = span - e->cold_asked;
+		if (n > j->j_last - at)
+			n = j->j_last - at;	/* the rest after the wrap */
+		advise(h, at, n);
+		e->cold_asked += n;
+	}
 }
 
 /*
@@ -277,6 +409,7 @@ static int fast_ahead_start(struct ej_host *h, unsigned long long lblk,
 	journal_t *j = &h->journal;
 	int fd;
 
+	cold_ahead(h, lblk);
 	if (ej_prefetch_running(e->pf))
 		return 1;
 	if (seq_run < e->pf_min_run)
