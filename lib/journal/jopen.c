@@ -620,7 +620,8 @@ errcode_t ej_saved_write(journal_t *journal, const char *path,
 	memcpy(hdr->fs_uuid, h->fs->super->s_uuid, sizeof(hdr->fs_uuid));
 	memcpy(hdr->journal_uuid, journal->j_superblock->s_uuid,
 	       sizeof(hdr->journal_uuid));
-	hdr->saved_time = (__u64)time(NULL);
+	/* libext2fs' clock, as for the superblock's write time */
+	hdr->saved_time = (__u64)(h->fs->now ? h->fs->now : time(NULL));
 	hdr->ino = info->external ? 0 : info->ino;
 	ej_saved_header_seal(hdr);
 	if (write_all(fd, buf, bs)) {
