@@ -36,14 +36,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
+#ifdef __linux__
+#include <linux/fs.h>
+#endif
 
 #define EJ_PF_CHUNK_BYTES	(512 * 1024)	/* read ahead by the thread */
 #define EJ_PF_MIN_LOG_BYTES	(64ULL * 1024 * 1024)	/* worth a thread */
 #define EJ_PF_MIN_RUN_BYTES	(4 * 1024 * 1024)	/* read in order */
 #define EJ_FLUSHER_BYTES	(32ULL * 1024 * 1024)	/* worth a thread */
 #define EJ_COLD_AHEAD_BYTES	(64ULL * 1024 * 1024)	/* asked for ahead */
-#define EJ_COLD_STEP_BYTES	(8ULL * 1024 * 1024)	/* per posix_fadvise */
+#define EJ_COLD_STEP_BYTES	(8ULL * 1024 * 1024)	/* asked for at once */
+#define EJ_COLD_PIECE_MIN	(128 * 1024)	/* per posix_fadvise call */
 
 errcode_t ej_io_flags_parse(const char *spec, unsigned int *flags)
 {
@@ -220,6 +225,7 @@ struct ej_engine {
 	/* a cold log, asked for ahead of recovery (posix_fadvise) */
 	int			cold;		/* -1: not known, 0: no, 1: yes */
 	int			cold_fd;
+	unsigned long long	cold_piece;	/* bytes per posix_fadvise */
 	unsigned long long	cold_start;	/* logical block asked first */
 	unsigned long long	cold_asked;	/* blocks asked from there */
 
@@ -332,13 +338,33 @@ static int log_is_cold(struct ej_host *h, unsigned long long lblk)
 	return cold;
 }
 
+/*
+ * How much one posix_fadvise(WILLNEED) reads: the kernel cuts each call
+ * to the device's read-ahead size (read_ahead_kb), so a larger range
+ * goes in pieces of that size.  A file's device is not asked: 128 KiB.
+ */
+static unsigned long long advise_piece(int fd)
+{
+	unsigned long long piece = EJ_COLD_PIECE_MIN;
+#ifdef BLKRAGET
+	long sectors = 0;
+
+	if (!ioctl(fd, BLKRAGET, &sectors) && sectors > 0 &&
+	    (unsigned long long)sectors * 512 > piece)
+		piece = (unsigned long long)sectors * 512;
+#endif
+	if (piece > EJ_COLD_STEP_BYTES)
+		piece = EJ_COLD_STEP_BYTES;
+	return piece;
+}
+
 /* Ask the kernel to read @n log blocks from logical block @lblk on. */
 static void advise(struct ej_host *h, unsigned long long lblk,
 		   unsigned long long n)
 {
 	struct ej_engine *e = h->eng;
 	const struct ej_extent *x;
-	unsigned long long len;
+	unsigned long long len, off, end, piece = e->cold_piece;
 
 	while (n) {
 		x = ej_extent_find(h->ext, h->nr_ext, lblk, 0);
@@ -347,9 +373,11 @@ static void advise(struct ej_host *h, unsigned long long lblk,
 		len = x->len - (lblk - x->lblk);
 		if (len > n)
 			len = n;
-		posix_fadvise(e->cold_fd,
-			      (off_t)((x->pblk + lblk - x->lblk) * e->bs),
-			      (off_t)(len * e->bs), POSIX_FADV_WILLNEED);
+		off = (x->pblk + lblk - x->lblk) * e->bs;
+		for (end = off + len * e->bs; off < end; off += piece)
+			posix_fadvise(e->cold_fd, (off_t)off,
+				      (off_t)(end - off < piece ? end - off :
+					      piece), POSIX_FADV_WILLNEED);
 		lblk += len;
 		n -= len;
 	}
@@ -380,6 +408,7 @@ static void cold_ahead(struct ej_host *h, unsigned long long lblk)
 			return;
 		e->cold = 1;
 		e->cold_start = lblk;
+		e->cold_piece = advise_piece(e->cold_fd);
 	}
 	ahead = EJ_COLD_AHEAD_BYTES / e->bs;
 	step = EJ_COLD_STEP_BYTES / e->bs;
