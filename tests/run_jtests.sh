@@ -71,7 +71,7 @@ if [ "${EJ_IO_DUAL:-0}" = 1 ]; then
 	mkdir -p "$work/bin/dual"
 	for p in "e2journal $E2JOURNAL" \
 		 "e2fsck ${E2FSCK:-$top_builddir/e2fsck/e2fsck}"; do
-		printf '#!/bin/sh\nexec sh "%s" "%s" "$@"\n' \
+		printf '#!/bin/sh\nexec bash "%s" "%s" "$0" "$@"\n' \
 			"$top_srcdir/tests/lib/iodual.sh" "${p#* }" \
 			>"$work/bin/dual/${p%% *}"
 		chmod +x "$work/bin/dual/${p%% *}"

@@ -1,6 +1,6 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# iodual.sh PROGRAM [ARGS...]: run one of our programs (e2fsck or
+# iodual.sh PROGRAM NAME [ARGS...]: run one of our programs (e2fsck or
 # e2journal) twice, first with the plain I/O engine (E2JOURNAL_IO=plain),
 # then as asked (the fast engine unless the caller's E2JOURNAL_IO says
 # otherwise), from the same starting state, and compare what they did.
@@ -13,7 +13,9 @@
 # run; after it its results are put aside and the originals put back.
 # After the second run, every such file, the exit status, stdout and
 # stderr must be the same as after the first.  The second run is the one
-# the test sees.  A difference is written to $EJ_IODUAL_LOG as a line
+# the test sees.  Both runs get NAME (the path the test called) as
+# argv[0], so that messages name the program as they would without this
+# wrapper.  A difference is written to $EJ_IODUAL_LOG as a line
 # "DIFF <dir>: <command>: <what>"; every compared run adds "RUN <dir>:
 # <command>".
 #
@@ -24,16 +26,17 @@
 # nor E2FSCK_TIME is set, both are set to now, for both runs.
 # Standard input, unless it is a terminal, is read once and given to both.
 prog=$1
-shift
+name=$2
+shift 2
 # e2journal's commands that never read a journal through the library's
 # engine (write, corrupt, usage) run once, as they are
 case ${prog##*/}:${1:-} in
 e2journal:replay|e2journal:plan|e2journal:dump|e2journal:show|\
 e2journal:save|e2fsck:*) ;;
-*) exec "$prog" "$@" ;;
+*) exec -a "$name" "$prog" "$@" ;;
 esac
 case " $* " in
-*" --help "*|*" -h "*) exec "$prog" "$@" ;;
+*" --help "*|*" -h "*) exec -a "$name" "$prog" "$@" ;;
 esac
 log=${EJ_IODUAL_LOG:-/dev/null}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iodual.XXXXXX") || exit 99
@@ -95,10 +98,11 @@ esac
 joined=0
 [ /proc/$$/fd/1 -ef /proc/$$/fd/2 ] && joined=1
 if [ "$joined" = 1 ]; then
-	E2JOURNAL_IO=plain "$prog" "$@" <"$in" >"$tmp/out.plain" 2>&1
+	(E2JOURNAL_IO=plain exec -a "$name" "$prog" "$@") <"$in" \
+		>"$tmp/out.plain" 2>&1
 else
-	E2JOURNAL_IO=plain "$prog" "$@" <"$in" >"$tmp/out.plain" \
-		2>"$tmp/err.plain"
+	(E2JOURNAL_IO=plain exec -a "$name" "$prog" "$@") <"$in" \
+		>"$tmp/out.plain" 2>"$tmp/err.plain"
 fi
 rc_plain=$?
 while read -r i what f; do
@@ -111,11 +115,12 @@ while read -r i what f; do
 done <"$tmp/list"
 
 if [ "$joined" = 1 ]; then
-	"$prog" "$@" <"$in" >"$tmp/out.fast" 2>&1
+	(exec -a "$name" "$prog" "$@") <"$in" >"$tmp/out.fast" 2>&1
 	rc=$?
 	cat "$tmp/out.fast"
 else
-	"$prog" "$@" <"$in" >"$tmp/out.fast" 2>"$tmp/err.fast"
+	(exec -a "$name" "$prog" "$@") <"$in" >"$tmp/out.fast" \
+		2>"$tmp/err.fast"
 	rc=$?
 	cat "$tmp/out.fast"
 	cat "$tmp/err.fast" >&2
