@@ -223,7 +223,7 @@ struct ej_engine {
 	struct ej_pf_chunk	pf_chunk;
 
 	/* a cold log, asked for ahead of recovery (posix_fadvise) */
-	int			cold;		/* -1: not known, 0: no, 1: yes */
+	int			cold;		/* -1: unknown, 0: no, 1: yes */
 	int			cold_fd;
 	unsigned long long	cold_piece;	/* bytes per posix_fadvise */
 	unsigned long long	cold_start;	/* logical block asked first */
@@ -248,7 +248,9 @@ static errcode_t fast_open(struct ej_host *h)
 	e->cold = (e->flags & EJ_IO_NO_COLD) ? 0 : -1;
 	e->cold_fd = -1;
 	e->pf_slot = -1;
-	e->pf_chunk_blocks = EJ_PF_CHUNK_BYTES / bs ? EJ_PF_CHUNK_BYTES / bs : 1;
+	e->pf_chunk_blocks = EJ_PF_CHUNK_BYTES / bs;
+	if (!e->pf_chunk_blocks)
+		e->pf_chunk_blocks = 1;
 	e->pf_min_run = EJ_PF_MIN_RUN_BYTES / bs;
 	e->pf_min_log = EJ_PF_MIN_LOG_BYTES / bs;
 	if (e->flags & EJ_IO_NO_PREFETCH) {
