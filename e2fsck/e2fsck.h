@@ -85,6 +85,7 @@ struct e2fsck_ctx {
 	char		*report_file;	/* journal_report= */
 	char		*save_file;	/* journal_save= */
 	int		jsb_v2_kept;	/* see clear_v2_fields() */
+	unsigned int	io_flags;	/* EJ_IO_*, from E2JOURNAL_IO */
 
 	/* what the engine gets: the user's options, our -E keys removed */
 	char		**engine_argv;

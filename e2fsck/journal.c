@@ -712,6 +712,7 @@ static errcode_t open_library_journal(struct e2fsck_ctx *ctx, int policy,
 	struct ej_open_opts o = {
 		.policy = policy,
 		.flags = flags | EJ_OPEN_NO_CHECK,
+		.io_flags = ctx->io_flags,
 	};
 	struct ej_report *r;
 	errcode_t err;
@@ -1699,6 +1700,22 @@ static int opens_rw(const char *name)
 	return 1;
 }
 
+/*
+ * The library reads no environment: the switches of its I/O come from
+ * ours.  E2JOURNAL_IO picks the engine replay moves blocks with
+ * (ej_io_flags_parse(): "plain", "fast", "no-dio", ...), E2JOURNAL_TEST_IO
+ * sets up the test io manager (testio.c).
+ */
+static void io_setup(struct e2fsck_ctx *ctx)
+{
+	const char *spec = getenv("E2JOURNAL_IO");
+
+	ej_test_io_config(getenv("E2JOURNAL_TEST_IO"));
+	if (ej_io_flags_parse(spec, &ctx->io_flags))
+		log_err(ctx, "%s: E2JOURNAL_IO=%s not understood; ignored\n",
+			ctx->program_name, spec);
+}
+
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 {
 	struct jstate st;
@@ -1706,6 +1723,8 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 	unsigned int options;
 	io_manager io;
 	errcode_t err;
+
+	io_setup(ctx);
 
 	/* a mounted filesystem's journal belongs to the kernel */
 	if (ext2fs_check_if_mounted(ctx->filesystem_name, &mount_flags) ||

@@ -32,13 +32,14 @@
 #include "e2journal_int.h"
 
 const char *ej_prog = "e2journal";
+unsigned int ej_io_flags;
 
 errcode_t ej_open_image(const char *image, int flags, io_manager io,
 			ext2_filsys *fs)
 {
 	errcode_t err;
 
-	/* a no-op unless a test sets E2JOURNAL_TEST_IO */
+	/* a no-op unless a test set E2JOURNAL_TEST_IO (see main) */
 	io = ej_test_io_manager(io);
 	err = ext2fs_open2(image, NULL, flags | EXT2_FLAG_64BITS |
 			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, io, fs);
@@ -836,7 +837,10 @@ static int replay_close(struct replay_cmd *c, int ret)
 int ej_cmd_replay(int argc, char **argv)
 {
 	struct replay_cmd c = {
-		.opts = { .policy = JBD2_POLICY_REPLAY_ALL },
+		.opts = {
+			.policy = JBD2_POLICY_REPLAY_ALL,
+			.io_flags = ej_io_flags,
+		},
 	};
 	int ret;
 
@@ -866,6 +870,22 @@ int ej_cmd_replay(int argc, char **argv)
 	return replay_close(&c, ret);
 }
 
+/*
+ * The library reads no environment: the switches of its I/O come from
+ * ours.  E2JOURNAL_IO picks the engine replay moves blocks with
+ * (ej_io_flags_parse(): "plain", "fast", "no-dio", ...), E2JOURNAL_TEST_IO
+ * sets up the test io manager (testio.c).
+ */
+static void io_setup(void)
+{
+	const char *spec = getenv("E2JOURNAL_IO");
+
+	ej_test_io_config(getenv("E2JOURNAL_TEST_IO"));
+	if (ej_io_flags_parse(spec, &ej_io_flags))
+		fprintf(stderr, "%s: E2JOURNAL_IO=%s not understood; ignored\n",
+			ej_prog, spec);
+}
+
 int main(int argc, char **argv)
 {
 	const char *lib_version = NULL;
@@ -873,6 +893,7 @@ int main(int argc, char **argv)
 
 	initialize_ej_error_table();
 	initialize_ext2_error_table();
+	io_setup();
 
 	if (argc < 2) {
 		usage(stderr);

@@ -14,6 +14,8 @@
 #define EJ_EXIT_CANCELLED	32	/* a person said no (or could not) */
 
 extern const char *ej_prog;
+/* EJ_IO_*: the engine replay moves blocks with (E2JOURNAL_IO) */
+extern unsigned int ej_io_flags;
 
 /*
  * The exit status when the journal cannot be loaded: a journal that is

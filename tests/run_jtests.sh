@@ -24,6 +24,9 @@
 # Usage: run_jtests.sh [PATTERN...]   (shell patterns on directory names)
 # Environment: top_srcdir, top_builddir, MKE2FS, DEBUGFS, DUMPE2FS,
 # E2FSCK_ENGINE (from "make check"); EJ_KEEP=1 keeps the work directory;
+# EJ_IO_DUAL=1 runs our e2fsck and e2journal through tests/lib/iodual.sh
+# (each run twice, with the plain I/O engine and the fast one, compared;
+# differences go to $EJ_IODUAL_LOG: tests/io_engines.sh);
 # EJ_REQUIRE=1 fails tests that need an e2journal command not built yet
 # instead of skipping them.
 
@@ -64,6 +67,19 @@ then
 	cp "$E2JOURNAL" "$work/bin/e2journal" && E2JOURNAL=$work/bin/e2journal
 fi
 probe_e2journal "$work/probe"
+if [ "${EJ_IO_DUAL:-0}" = 1 ]; then
+	mkdir -p "$work/bin/dual"
+	for p in "e2journal $E2JOURNAL" \
+		 "e2fsck ${E2FSCK:-$top_builddir/e2fsck/e2fsck}"; do
+		printf '#!/bin/sh\nexec bash "%s" "%s" "$0" "$@"\n' \
+			"$top_srcdir/tests/lib/iodual.sh" "${p#* }" \
+			>"$work/bin/dual/${p%% *}"
+		chmod +x "$work/bin/dual/${p%% *}"
+	done
+	E2JOURNAL=$work/bin/dual/e2journal
+	E2FSCK=$work/bin/dual/e2fsck
+	export E2JOURNAL E2FSCK
+fi
 [ "$EJ_HAVE_DUMP" = 1 ] || echo "note: $EJ_NO_DUMP"
 [ "$EJ_HAVE_REPLAY" = 1 ] || echo "note: $EJ_NO_REPLAY"
 
@@ -181,7 +197,7 @@ for dir in "$top_srcdir"/tests/j_*/; do
 				--valgrind "$vg" >"$out" 2>"$logf"
 			;;
 		e2fsck-diff)
-			E2FSCK_OURS=$top_builddir/e2fsck/e2fsck \
+			E2FSCK_OURS=${E2FSCK:-$top_builddir/e2fsck/e2fsck} \
 				"$PYTHON" "$top_srcdir/tests/gen/jfsck.py" \
 				--seed "$seed" --count "$count" --name "$name" \
 				${kinds:+--kinds "$kinds"} \

@@ -561,7 +561,7 @@ struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
 	int flags, mflags = 0;
 
 	if (!fs->device_name || fs->io->manager != unix_io_manager ||
-	    fs->blocksize % 512 || getenv("E2JOURNAL_NO_DIO"))
+	    fs->blocksize % 512)
 		return NULL;
 	/*
 	 * A mounted filesystem (a read-only root checked at boot) keeps its

@@ -140,6 +140,9 @@ struct ej_glue_stats {
 	unsigned long		blocks_written;
 };
 
+struct ej_io_ops;
+struct ej_engine;
+
 struct ej_host {
 	journal_t		journal;	/* journal->j_host == this */
 	ext2_filsys		fs;
@@ -166,6 +169,10 @@ struct ej_host {
 	char			*sb_buf;	/* j_blocksize bytes */
 	struct ej_report	report;
 	struct ej_glue		*glue;
+	/* the engine that moves the blocks (ioeng.c), chosen at open */
+	unsigned int		io_flags;	/* EJ_IO_* */
+	const struct ej_io_ops	*io;
+	struct ej_engine	*eng;		/* its state */
 };
 
 static inline struct ej_host *ej_host_of(journal_t *journal)
@@ -260,5 +267,75 @@ struct ej_dio_io {
 };
 int ej_dio_can_read(const struct ej_dio *d);
 void ej_dio_read(struct ej_dio *d, struct ej_dio_io *io, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* ioeng.c: the engines behind the glue                                */
+
+#define EJ_WRITE_BATCH_BYTES	(16 * 1024 * 1024)	/* replay writes */
+
+/* Log blocks an engine read ahead, lent to the glue until returned. */
+struct ej_io_chunk {
+	char			*buf;
+	unsigned long long	pblk;		/* physical block of buf[0] */
+	unsigned int		len;		/* blocks */
+	int			slot;		/* for ahead_return */
+};
+
+/*
+ * How blocks move.  The glue (jglue.c) decides what is read and written
+ * and in which order; an engine carries it out.  Every op takes the host
+ * whose h->eng the engine set up in open().
+ */
+struct ej_io_ops {
+	const char	*name;
+	errcode_t	(*open)(struct ej_host *h);
+	void		(*close)(struct ej_host *h);
+	/* zeroed buffers for the log and the write batch */
+	void		*(*alloc)(size_t size);
+	void		(*release)(void *ptr);
+
+	/*
+	 * Read ahead of recovery: ahead_start says (1) that the engine
+	 * reads ahead from logical block @lblk, after @seq_run blocks read
+	 * in order; ahead_take then lends the chunk holding @lblk (physical
+	 * @blk), or returns 0 (the glue reads it itself); ahead_return gives
+	 * a chunk back; ahead_stop ends reading ahead (lent chunks stay).
+	 */
+	int		(*ahead_start)(struct ej_host *h, unsigned long long lblk,
+				       unsigned long long seq_run);
+	int		(*ahead_take)(struct ej_host *h, unsigned long long lblk,
+				      unsigned long long blk,
+				      struct ej_io_chunk *c);
+	void		(*ahead_return)(struct ej_host *h, int slot);
+	void		(*ahead_stop)(struct ej_host *h);
+
+	/*
+	 * Read runs of the journal device (byte offsets, whole blocks),
+	 * each with its own result.  1 when they went a way that can fail
+	 * where the channel would not (worth a retry through it).
+	 */
+	int		(*read_log)(struct ej_host *h, struct ej_dio_io *io,
+				    size_t n);
+
+	/*
+	 * The write phase: write_begin for @nblocks final versions returns
+	 * how many buffers (tags, 1 or EJ_DIO_TAGS) the glue alternates;
+	 * write_wait(tag) before a buffer is refilled; write_home writes
+	 * @n blocks from buffer @tag to fs block @fsblock on (ascending);
+	 * write_end waits for them all (*keep: the buffers may still be in
+	 * the kernel's hands and must never be freed); flush makes them
+	 * durable.
+	 */
+	unsigned int	(*write_begin)(struct ej_host *h, size_t nblocks);
+	errcode_t	(*write_wait)(struct ej_host *h, unsigned int tag);
+	errcode_t	(*write_home)(struct ej_host *h, unsigned int tag,
+				      const void *buf,
+				      unsigned long long fsblock, size_t n);
+	errcode_t	(*write_end)(struct ej_host *h, int *keep);
+	errcode_t	(*flush)(struct ej_host *h);
+};
+
+extern const struct ej_io_ops ej_io_plain;
+extern const struct ej_io_ops ej_io_fast;
 
 #endif /* E2JOURNAL_EJ_INT_H */

@@ -207,6 +207,33 @@ void ej_journal_outcome(journal_t *journal, int policy, int rc,
 #define EJ_OPEN_DRY_RUN		0x0002	/* replay decides but writes nothing */
 #define EJ_OPEN_NO_CHECK	0x0004	/* load even if the superblock is bad */
 
+/*
+ * How blocks move (struct ej_open_opts.io_flags; ioeng.c).  0 is the fast
+ * engine with everything it can use: the log read ahead on a thread,
+ * io_uring and O_DIRECT writes, writeback started behind buffered
+ * writes, huge-page buffers.  EJ_IO_PLAIN is the reference path: one
+ * pread or pwrite (through the io_channel) per run of blocks, no thread,
+ * no io_uring, plain malloc.  Both leave the same image.  The EJ_IO_NO_*
+ * bits switch off one part of the fast engine, for comparisons and tests.
+ */
+#define EJ_IO_PLAIN		0x0001	/* the plain pread/pwrite engine */
+#define EJ_IO_NO_DIO		0x0002	/* no io_uring, no O_DIRECT writes */
+#define EJ_IO_NO_FLUSHER	0x0004	/* no writeback thread */
+#define EJ_IO_NO_PREFETCH	0x0008	/* no read-ahead thread */
+#define EJ_IO_PREFETCH_ALWAYS	0x0010	/* tests: read ahead on any log, in
+					   chunks of four blocks */
+#define EJ_IO_NO_COLD		0x0020	/* no asking the kernel to read a
+					   cold log ahead */
+
+/*
+ * Parse an engine setting, as programs take it from their environment
+ * (E2JOURNAL_IO): a comma-separated list of "fast", "plain", "no-dio",
+ * "no-flusher", "no-prefetch", "no-cold", "prefetch-always"; NULL or ""
+ * is "fast".
+ * EJ_BAD_ARG on an unknown word (*flags is then left alone).
+ */
+errcode_t ej_io_flags_parse(const char *spec, unsigned int *flags);
+
 struct ej_open_opts {
 	const char	*ext_journal;	/* path of an external journal, or NULL */
 	int		policy;		/* enum jbd2_replay_policy */
@@ -219,6 +246,7 @@ struct ej_open_opts {
 	 * @ext_journal.
 	 */
 	const char	*saved;
+	unsigned int	io_flags;	/* EJ_IO_*: which engine moves blocks */
 };
 
 /* Where the journal lives, as found by ej_journal_open(). */
@@ -354,11 +382,13 @@ errcode_t ej_journal_finish(journal_t *journal);
 void ej_journal_set_recover_result(journal_t *journal, int err);
 
 /*
- * A test hook, as libext2fs' TEST_IO: when E2JOURNAL_TEST_IO is set in
- * the environment, an io manager over @base that injects the faults it
- * names (power loss after the k-th write, read errors; testio.c);
- * otherwise @base itself.
+ * A test hook, as libext2fs' TEST_IO.  A program hands the settings to
+ * ej_test_io_config() once, before it opens anything (ours take them
+ * from E2JOURNAL_TEST_IO); after that, ej_test_io_manager() is an io
+ * manager over @base that injects the faults they name (power loss after
+ * the k-th write, read errors; testio.c).  Without settings it is @base.
  */
+void ej_test_io_config(const char *settings);
 io_manager ej_test_io_manager(io_manager base);
 
 /* ------------------------------------------------------------------ */

@@ -71,7 +71,7 @@ struct ej_flusher *ej_flusher_start(const char *path)
 #ifndef SYNC_FILE_RANGE_WRITE
 	return NULL;
 #endif
-	if (!path || getenv("E2JOURNAL_NO_FLUSHER"))
+	if (!path)
 		return NULL;
 	f = calloc(1, sizeof(*f));
 	if (!f)

@@ -14,17 +14,17 @@
  * writes each block once, in ascending order, in large runs.  Memory
  * stays proportional to the number of logged blocks, never their bytes.
  *
- * Where it can (dio.c), the write phase goes through io_uring: direct
- * writes from one half of the batch while the other half is filled, and
- * the rereads of the log batched.  Elsewhere the writes are buffered and,
- * on a large replay, a second thread starts writeback of each stretch
- * they have passed (flusher.c), so the final flush does not wait for all
- * of it.
+ * The glue decides what is read and written, and in which order; the
+ * engine chosen at open (h->io, ioeng.c) carries it out: the plain one
+ * with one pread or pwrite per run, the fast one with the log read ahead
+ * on a thread and the write phase through io_uring (or writeback started
+ * behind buffered writes).  Both get the same requests.
  *
  * Cost: the channels' own block cache is switched off (unix_io copies
  * every read or write of up to four blocks through it); buffers are
- * allocated once per journal and huge-page backed (bigmem.c), and final
- * versions are read straight into the write batch where they can be.
+ * allocated once per journal (by the engine: huge pages in the fast one),
+ * and final versions are read straight into the write batch where they
+ * can be.
  */
 #include "ej_int.h"
 
@@ -34,13 +34,8 @@
 
 #define EJ_RA_BYTES		(128 * 1024)	/* largest journal read */
 #define EJ_CACHE_BYTES		(16 * 1024 * 1024)	/* control blocks */
-#define EJ_WRITE_BATCH_BYTES	(16 * 1024 * 1024)	/* replay writes */
-#define EJ_FLUSHER_BYTES	(32ULL * 1024 * 1024)	/* worth a thread */
 #define EJ_READ_GAP		8	/* blocks read across to join reads */
 #define EJ_SLAB_BYTES		(2 * 1024 * 1024)	/* cache copies */
-#define EJ_PF_CHUNK_BYTES	(512 * 1024)	/* read ahead by the thread */
-#define EJ_PF_MIN_LOG_BYTES	(64ULL * 1024 * 1024)	/* worth a thread */
-#define EJ_PF_MIN_RUN_BYTES	(4 * 1024 * 1024)	/* read in order */
 
 /* A read-ahead window; retired ones live until their last reader goes. */
 struct ej_window {
@@ -48,7 +43,7 @@ struct ej_window {
 	unsigned long long	start;		/* physical block of buf[0] */
 	unsigned int		len;		/* blocks held */
 	unsigned int		refs;		/* buffer_heads pointing in */
-	int			slot;		/* prefetch chunk, or -1 */
+	int			slot;		/* engine's chunk, or -1 */
 	struct ej_window	*next_retired;
 };
 
@@ -74,6 +69,8 @@ struct ej_bh {
 };
 
 struct ej_glue {
+	struct ej_host		*h;
+	const struct ej_io_ops	*io;		/* h->io */
 	unsigned int		bs;
 	struct ej_window	*win;		/* current window, or NULL */
 	struct ej_window	*retired;	/* still referenced */
@@ -84,15 +81,7 @@ struct ej_glue {
 	unsigned int		ra_max;
 	unsigned long long	seq_run;	/* blocks read in order */
 
-	/* the reader thread (prefetch.c) and the chunks it lends */
-	struct ej_prefetch	*pf;
-	int			pf_tried;
-	unsigned int		pf_chunk_blocks;
-	unsigned long long	pf_min_run;	/* blocks in order first */
-	unsigned long long	pf_min_log;	/* blocks of journal at least */
-	int			pf_slot;	/* taken, not a window yet */
-	char			*pf_buf;
-	struct ej_pf_chunk	pf_chunk;
+	/* the chunks the engine lends from its read-ahead */
 	struct ej_window	pf_win[EJ_PF_SLOTS];
 
 	struct ej_cblock	*cache;		/* sorted by blk */
@@ -108,8 +97,6 @@ struct ej_glue {
 	struct ej_glue_stats	st;
 	unsigned long		prog_done;	/* log blocks reported read */
 };
-
-static void pf_stop(struct ej_glue *g);
 
 static int is_control(const void *data)
 {
@@ -131,29 +118,26 @@ errcode_t ej_glue_init(struct ej_host *h)
 {
 	struct ej_glue *g;
 	unsigned int bs = h->journal.j_blocksize;
+	errcode_t err;
 
 	if (!bs)
 		return EJ_BAD_ARG;
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return EJ_NO_MEMORY;
+	h->io = (h->io_flags & EJ_IO_PLAIN) ? &ej_io_plain : &ej_io_fast;
+	err = h->io->open(h);
+	if (err) {
+		free(g);
+		return err;
+	}
+	g->h = h;
+	g->io = h->io;
 	g->bs = bs;
 	g->ra_max = EJ_RA_BYTES / bs;
 	if (!g->ra_max)
 		g->ra_max = 1;
 	g->max_cache = EJ_CACHE_BYTES / bs;
-	g->pf_slot = -1;
-	g->pf_chunk_blocks = EJ_PF_CHUNK_BYTES / bs ? EJ_PF_CHUNK_BYTES / bs : 1;
-	g->pf_min_run = EJ_PF_MIN_RUN_BYTES / bs;
-	g->pf_min_log = EJ_PF_MIN_LOG_BYTES / bs;
-	if (getenv("E2JOURNAL_NO_PREFETCH")) {
-		g->pf_tried = 1;
-	} else if (getenv("E2JOURNAL_PREFETCH_ALWAYS")) {
-		/* for tests: on every log, in chunks of four blocks */
-		g->pf_chunk_blocks = 4;
-		g->pf_min_run = 8;
-		g->pf_min_log = 1;
-	}
 	h->glue = g;
 	/*
 	 * unix_io copies reads of up to four blocks through its cache; the
@@ -170,11 +154,11 @@ static int win_holds(const struct ej_window *w, unsigned long long blk)
 	return w && blk >= w->start && blk - w->start < w->len;
 }
 
-static void win_free(struct ej_window *w)
+static void win_free(struct ej_glue *g, struct ej_window *w)
 {
 	if (!w || w->slot >= 0)
 		return;
-	ej_big_free(w->buf);
+	g->io->release(w->buf);
 	free(w);
 }
 
@@ -182,15 +166,15 @@ static void win_free(struct ej_window *w)
 static void win_idle(struct ej_glue *g, struct ej_window *w)
 {
 	if (w->slot >= 0) {
-		/* a chunk lent by the reader thread goes back to it */
-		ej_prefetch_release(g->pf, w->slot);
+		/* a chunk lent by the engine goes back to it */
+		g->io->ahead_return(g->h, w->slot);
 		return;
 	}
 	if (!g->spare) {
 		w->len = 0;
 		g->spare = w;
 	} else {
-		win_free(w);
+		win_free(g, w);
 	}
 }
 
@@ -202,19 +186,18 @@ void ej_glue_free(struct ej_host *h)
 
 	if (!g)
 		return;
-	pf_stop(g);
-	win_free(g->win);
-	win_free(g->spare);
+	h->io->ahead_stop(h);
+	win_free(g, g->win);
+	win_free(g, g->spare);
 	while ((w = g->retired)) {
 		g->retired = w->next_retired;
-		win_free(w);
+		win_free(g, w);
 	}
-	ej_prefetch_free(g->pf);
 	while (g->slab) {
 		struct ej_slab *sl = g->slab;
 
 		g->slab = sl->next;
-		ej_big_free(sl->mem);
+		g->io->release(sl->mem);
 		free(sl);
 	}
 	free(g->cache);
@@ -225,6 +208,7 @@ void ej_glue_free(struct ej_host *h)
 	}
 	free(g);
 	h->glue = NULL;
+	h->io->close(h);
 }
 
 void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st)
@@ -324,7 +308,7 @@ static char *slab_get(struct ej_glue *g)
 		sl = calloc(1, sizeof(*sl));
 		if (!sl)
 			return NULL;
-		sl->mem = ej_big_zalloc(cap * g->bs);
+		sl->mem = g->io->alloc(cap * g->bs);
 		if (!sl->mem) {
 			free(sl);
 			return NULL;
@@ -430,13 +414,28 @@ static struct ej_window *win_get(struct ej_glue *g)
 	if (!w)
 		return NULL;
 	w->slot = -1;
-	w->buf = ej_big_zalloc((size_t)g->ra_max * g->bs);
+	w->buf = g->io->alloc((size_t)g->ra_max * g->bs);
 	if (!w->buf) {
 		free(w);
 		return NULL;
 	}
 	g->win = w;
 	return w;
+}
+
+/* Read @n log blocks at physical @blk into @buf through the engine. */
+static errcode_t read_run(struct ej_host *h, unsigned long long blk,
+			  unsigned int n, char *buf)
+{
+	struct ej_dio_io io = {
+		.buf = buf,
+		.len = (size_t)n * h->glue->bs,
+		.off = blk * h->glue->bs,
+	};
+
+	h->io->read_log(h, &io, 1);
+	h->glue->st.reads++;
+	return io.err;
 }
 
 static errcode_t win_fill(struct ej_host *h, unsigned long long blk,
@@ -449,13 +448,11 @@ static errcode_t win_fill(struct ej_host *h, unsigned long long blk,
 	w = win_get(g);
 	if (!w)
 		return EJ_NO_MEMORY;
-	err = io_channel_read_blk64(h->jio, blk, (int)n, w->buf);
-	g->st.reads++;
+	err = read_run(h, blk, n, w->buf);
 	if (err && n > 1) {
 		/* one bad block must not hide its neighbours */
 		n = 1;
-		err = io_channel_read_blk64(h->jio, blk, 1, w->buf);
-		g->st.reads++;
+		err = read_run(h, blk, 1, w->buf);
 	}
 	if (err) {
 		w->len = 0;
@@ -467,113 +464,35 @@ static errcode_t win_fill(struct ej_host *h, unsigned long long blk,
 	return 0;
 }
 
-/* ------------------------------------------------------ reader thread */
-
 /*
- * Stop the reader thread; a chunk taken but not yet lent goes back.
- * Chunks recovery still reads from stay with it until released.
+ * When the engine reads the log ahead of recovery, its chunk holding
+ * logical block @lblk (physical @blk) made the current window; else the
+ * current window (NULL when the engine gave up: read it the usual way).
  */
-static void pf_stop(struct ej_glue *g)
-{
-	if (!g->pf)
-		return;
-	if (g->pf_slot >= 0) {
-		ej_prefetch_release(g->pf, g->pf_slot);
-		g->pf_slot = -1;
-	}
-	ej_prefetch_halt(g->pf);
-}
-
-/*
- * After a long run of reads in order, on a large log of a plain file or
- * device: start the reader thread (not running) at logical block @lblk.
- */
-static int pf_start(struct ej_host *h, unsigned long long lblk)
+static struct ej_window *ahead_window(struct ej_host *h,
+				      unsigned long long lblk,
+				      unsigned long long blk)
 {
 	struct ej_glue *g = h->glue;
-	journal_t *j = &h->journal;
-	int fd;
-
-	if (!g->pf) {
-		if (g->pf_tried)
-			return 0;
-		g->pf_tried = 1;
-		if (h->jio != h->fs->io || !h->fs->device_name ||
-		    h->fs->io->manager != unix_io_manager ||
-		    j->j_last <= j->j_first ||
-		    j->j_last - j->j_first < g->pf_min_log)
-			return 0;
-		fd = ej_open_same(h->fs, O_RDONLY);
-		if (fd < 0)
-			return 0;
-		g->pf = ej_prefetch_new(fd, g->bs, g->pf_chunk_blocks,
-					h->ext, h->nr_ext, j->j_first,
-					j->j_last);
-		if (!g->pf) {
-			close(fd);
-			return 0;
-		}
-	}
-	return !ej_prefetch_run(g->pf, lblk);
-}
-
-/*
- * The reader thread's chunk holding logical block @lblk (physical @blk),
- * made the current window.  Chunks before it that recovery skipped are
- * given back; anything else (a read behind, far ahead, a chunk the
- * thread could not read) stops the thread, and NULL sends the read the
- * usual way.
- */
-static struct ej_window *pf_window(struct ej_host *h, unsigned long long lblk,
-				   unsigned long long blk)
-{
-	struct ej_glue *g = h->glue;
-	journal_t *j = &h->journal;
-	unsigned long long span, d, horizon;
-	const struct ej_pf_chunk *c = &g->pf_chunk;
+	struct ej_io_chunk c;
 	struct ej_window *w;
 
-	if (lblk < j->j_first || lblk >= j->j_last)
-		goto stop;
-	span = j->j_last - j->j_first;
-	horizon = (unsigned long long)EJ_PF_SLOTS * g->pf_chunk_blocks;
+	if (!h->io->ahead_start(h, lblk, g->seq_run))
+		return g->win;
+	/* the current window may be a chunk the engine needs back */
 	win_drop(g);
-	for (;;) {
-		if (g->pf_slot < 0) {
-			g->pf_slot = ej_prefetch_next(g->pf, &g->pf_chunk,
-						      &g->pf_buf);
-			if (g->pf_slot < 0)
-				goto stop;
-		}
-		if (c->err)
-			goto stop;
-		d = (lblk + span - c->lblk) % span;
-		if (d < c->len) {
-			if (c->pblk + d != blk)
-				goto stop;
-			break;
-		}
-		if (d >= c->len + horizon)
-			goto stop;
-		/* recovery went past it */
-		ej_prefetch_release(g->pf, g->pf_slot);
-		g->pf_slot = -1;
-	}
-	w = &g->pf_win[g->pf_slot];
+	if (!h->io->ahead_take(h, lblk, blk, &c))
+		return NULL;
+	w = &g->pf_win[c.slot];
 	memset(w, 0, sizeof(*w));
-	w->buf = g->pf_buf;
-	w->start = c->pblk;
-	w->len = c->len;
-	w->slot = g->pf_slot;
-	g->pf_slot = -1;
+	w->buf = c.buf;
+	w->start = c.pblk;
+	w->len = c.len;
+	w->slot = c.slot;
 	g->win = w;
 	g->st.reads++;
 	g->st.blocks_read += w->len;
 	return w;
-
-stop:
-	pf_stop(g);
-	return NULL;
 }
 
 /* ------------------------------------------------------- buffer heads */
@@ -713,10 +632,8 @@ static struct buffer_head *jdev_bread(struct block_device *bdev,
 	}
 
 	w = g->win;
-	if (!win_holds(w, blk) &&
-	    (ej_prefetch_running(g->pf) ||
-	     (g->seq_run >= g->pf_min_run && pf_start(h, lblk))))
-		w = pf_window(h, lblk, blk);
+	if (!win_holds(w, blk))
+		w = ahead_window(h, lblk, blk);
 	if (!win_holds(w, blk)) {
 		unsigned long long n, room;
 		size_t i;
@@ -766,7 +683,7 @@ void ej_glue_invalidate(struct ej_host *h, unsigned long long blk)
 	if (!g)
 		return;
 	cache_remove(g, blk);
-	pf_stop(g);
+	h->io->ahead_stop(h);
 	if (win_holds(g->win, blk))
 		win_drop(g);
 }
@@ -820,14 +737,17 @@ struct ej_span {
 	int			direct;
 };
 
-/* What the write phase reads with; the arrays hold a batch each. */
+/* What the write phase works with; the arrays hold a batch each. */
 struct ej_rdctx {
 	struct ej_rd		*rd;
 	struct ej_rd		*rtmp;		/* for sorting rd */
 	struct ej_span		*sp;
 	struct ej_dio_io	*io;
 	char			*rbuf;		/* ra_max blocks */
-	struct ej_dio		*dio;
+	struct ej_window	*spare;		/* rbuf's window, or NULL */
+	char			*buf;		/* tags x step blocks */
+	size_t			step;		/* blocks per buffer */
+	unsigned int		tags;		/* buffers alternated */
 };
 
 /* Read spans sp[0..ns) and put their final versions in place in @buf. */
@@ -836,26 +756,20 @@ static errcode_t read_spans(struct ej_host *h, const struct ej_final_block *f,
 {
 	struct ej_glue *g = h->glue;
 	unsigned int bs = g->bs;
-	int batched = ej_dio_can_read(c->dio);
+	int batched;
 	size_t s, k;
 	errcode_t err;
 
-	if (batched) {
-		for (s = 0; s < ns; s++) {
-			c->io[s].buf = c->sp[s].dst;
-			c->io[s].len = c->sp[s].len * bs;
-			c->io[s].off = c->sp[s].p0 * bs;
-		}
-		ej_dio_read(c->dio, c->io, ns);
+	for (s = 0; s < ns; s++) {
+		c->io[s].buf = c->sp[s].dst;
+		c->io[s].len = c->sp[s].len * bs;
+		c->io[s].off = c->sp[s].p0 * bs;
 	}
+	batched = h->io->read_log(h, c->io, ns);
 	for (s = 0; s < ns; s++) {
 		struct ej_span *sp = &c->sp[s];
 
-		if (batched)
-			err = c->io[s].err;
-		else
-			err = io_channel_read_blk64(h->jio, sp->p0,
-						    (int)sp->len, sp->dst);
+		err = c->io[s].err;
 		g->st.reads++;
 		if (err && !batched && sp->len == 1)
 			return err;
@@ -993,33 +907,122 @@ int ej_glue_needs_flush(struct ej_host *h)
 	return now == ~0ULL || now != g->flushed_at;
 }
 
-/* dio.c's way back for a write it could not do: the io_channel. */
-static errcode_t write_through_channel(void *arg, const void *buf, size_t len,
-				       unsigned long long off)
+/*
+ * Buffers for the write phase over @n final versions, and the engine
+ * started: c->tags buffers of c->step blocks each.
+ */
+static errcode_t write_prepare(struct ej_host *h, size_t n,
+			       struct ej_rdctx *c)
 {
-	struct ej_host *h = arg;
-	unsigned int bs = h->fs->blocksize;
+	struct ej_glue *g = h->glue;
+	size_t batch = EJ_WRITE_BATCH_BYTES / g->bs;
 
-	return io_channel_write_blk64(h->fs->io, off / bs, (int)(len / bs),
-				      buf);
+	if (!batch)
+		batch = 1;
+	if (batch > n)
+		batch = n;
+	c->buf = g->io->alloc(batch * g->bs);
+	c->rd = malloc(batch * sizeof(*c->rd));
+	c->rtmp = malloc(batch * sizeof(*c->rtmp));
+	c->sp = malloc(batch * sizeof(*c->sp));
+	c->io = malloc(batch * sizeof(*c->io));
+	if (!c->buf || !c->rd || !c->rtmp || !c->sp || !c->io)
+		return EJ_NO_MEMORY;
+	/* recovery has stopped reading: an idle read window serves */
+	if (g->win && !g->win->refs) {
+		c->spare = g->win;
+		g->win = NULL;
+	} else if (g->spare) {
+		c->spare = g->spare;
+		g->spare = NULL;
+	}
+	if (c->spare) {
+		c->rbuf = c->spare->buf;
+	} else {
+		c->rbuf = g->io->alloc((size_t)g->ra_max * g->bs);
+		if (!c->rbuf)
+			return EJ_NO_MEMORY;
+	}
+	/* as for the journal (ej_glue_init): no copies through its cache */
+	io_channel_set_options(h->fs->io, "cache=off");
+	c->tags = h->io->write_begin(h, n);
+	c->step = batch / c->tags;
+	return 0;
+}
+
+/* Give back what write_prepare() took; with @keep the buffers stay. */
+static void write_release(struct ej_host *h, struct ej_rdctx *c, int keep)
+{
+	struct ej_glue *g = h->glue;
+
+	free(c->rd);
+	free(c->rtmp);
+	free(c->sp);
+	free(c->io);
+	if (keep)
+		return;	/* the kernel may still use them: never freed */
+	g->io->release(c->buf);
+	if (c->spare) {
+		c->spare->len = 0;
+		win_idle(g, c->spare);
+	} else {
+		g->io->release(c->rbuf);
+	}
+}
+
+/*
+ * One batch: the final versions f[0..@cnt) read into buffer @tag and
+ * written home in runs of consecutive blocks.
+ */
+static errcode_t write_batch(struct ej_host *h, const struct ej_final_block *f,
+			     size_t cnt, unsigned int tag, struct ej_rdctx *c)
+{
+	struct ej_glue *g = h->glue;
+	unsigned int bs = g->bs;
+	char *part = c->buf + tag * c->step * (size_t)bs;
+	size_t a, e;
+	errcode_t err;
+
+	err = h->io->write_wait(h, tag);
+	if (err)
+		return err;
+	err = read_finals(h, f, cnt, part, c);
+	if (err)
+		return err;
+	for (a = 0; a < cnt; a = e) {
+		/* last line of defence: never outside the fs */
+		if (!fs_block_ok(h, f[a].fsblock)) {
+			e = a + 1;
+			continue;
+		}
+		for (e = a + 1; e < cnt; e++) {
+			if (f[e].fsblock != f[e - 1].fsblock + 1 ||
+			    !fs_block_ok(h, f[e].fsblock))
+				break;
+		}
+		err = h->io->write_home(h, tag, part + a * (size_t)bs,
+					f[a].fsblock, e - a);
+		g->st.writes++;
+		if (err)
+			return err;
+		g->st.blocks_written += e - a;
+	}
+	return 0;
 }
 
 errcode_t ej_glue_write_replayed(struct ej_host *h)
 {
 	struct ej_glue *g = h->glue;
 	struct ej_final_block *f = NULL;
-	struct ej_window *spare = NULL;
-	struct ej_flusher *fl = NULL;
 	struct ej_rdctx c = { 0 };
-	char *buf = NULL, *part;
-	size_t n, i, batch, step;
-	unsigned int tag = 0, bs;
-	int keep = 0, keep2, jsb;
+	unsigned int tag = 0;
+	size_t n, i, cnt;
+	int keep = 0, jsb;
 	errcode_t err, err2;
 
 	if (g) {
-		/* recovery has stopped reading: so does the reader thread */
-		pf_stop(g);
+		/* recovery has stopped reading: so does the read-ahead */
+		h->io->ahead_stop(h);
 		if (g->win && g->win->slot >= 0)
 			win_drop(g);
 	}
@@ -1044,132 +1047,29 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 	err = ej_report_final_blocks(h->journal.j_report, &f, &n);
 	if (err)
 		return err;
-	if (!n)
-		goto flush;
-
-	bs = g->bs;
-	batch = EJ_WRITE_BATCH_BYTES / bs;
-	if (!batch)
-		batch = 1;
-	if (batch > n)
-		batch = n;
-	err = EJ_NO_MEMORY;
-	buf = ej_big_zalloc(batch * bs);
-	c.rd = malloc(batch * sizeof(*c.rd));
-	c.rtmp = malloc(batch * sizeof(*c.rtmp));
-	c.sp = malloc(batch * sizeof(*c.sp));
-	c.io = malloc(batch * sizeof(*c.io));
-	if (!buf || !c.rd || !c.rtmp || !c.sp || !c.io)
-		goto out;
-	/* recovery has stopped reading: an idle read window serves */
-	if (g->win && !g->win->refs) {
-		spare = g->win;
-		g->win = NULL;
-	} else if (g->spare) {
-		spare = g->spare;
-		g->spare = NULL;
+	if (n)
+		err = write_prepare(h, n, &c);
+	/* ascending, a batch to a buffer, the buffers in turn */
+	for (i = 0; !err && i < n; i += cnt, tag = (tag + 1) % c.tags) {
+		cnt = n - i < c.step ? n - i : c.step;
+		err = write_batch(h, f + i, cnt, tag, &c);
+		if (!err)
+			progress(h, EJ_PROGRESS_WRITE, i + cnt, n);
 	}
-	if (spare) {
-		c.rbuf = spare->buf;
-	} else {
-		c.rbuf = ej_big_zalloc((size_t)g->ra_max * bs);
-		if (!c.rbuf)
-			goto out;
-	}
-	/* as for the journal (ej_glue_init): no copies through its cache */
-	io_channel_set_options(h->fs->io, "cache=off");
-	/*
-	 * Direct writes from two halves of the batch buffer, one filled while
-	 * the other's writes are in flight; or else buffered writes, with
-	 * writeback started behind them on large replays.
-	 */
-	step = batch;
-	if (batch >= EJ_DIO_TAGS)
-		c.dio = ej_dio_start(h->fs, h->jio == h->fs->io,
-				     write_through_channel, h);
-	if (c.dio)
-		step = batch / EJ_DIO_TAGS;
-	else if ((unsigned long long)n * bs >= EJ_FLUSHER_BYTES)
-		fl = ej_flusher_start(h->fs->device_name);
-
-	for (i = 0; i < n; i += step, tag = (tag + 1) % EJ_DIO_TAGS) {
-		size_t cnt = n - i < step ? n - i : step;
-		size_t a, e;
-
-		part = buf;
-		if (c.dio) {
-			part += tag * step * (size_t)bs;
-			err = ej_dio_wait(c.dio, tag);
-			if (err)
-				goto out;
-		}
-		err = read_finals(h, f + i, cnt, part, &c);
-		if (err)
-			goto out;
-		for (a = 0; a < cnt; a = e) {
-			/* last line of defence: never outside the fs */
-			if (!fs_block_ok(h, f[i + a].fsblock)) {
-				e = a + 1;
-				continue;
-			}
-			for (e = a + 1; e < cnt; e++) {
-				if (f[i + e].fsblock != f[i + e - 1].fsblock + 1 ||
-				    !fs_block_ok(h, f[i + e].fsblock))
-					break;
-			}
-			if (c.dio)
-				err = ej_dio_write(c.dio, tag, part + a * (size_t)bs,
-						   (e - a) * (size_t)bs,
-						   f[i + a].fsblock *
-						   (unsigned long long)bs);
-			else
-				err = io_channel_write_blk64(h->fs->io,
-							     f[i + a].fsblock,
-							     (int)(e - a),
-							     part + a * (size_t)bs);
-			g->st.writes++;
-			if (err)
-				goto out;
-			g->st.blocks_written += e - a;
-		}
-		/* ascending: everything below this batch's end is written */
-		ej_flusher_mark(fl, (f[i + cnt - 1].fsblock + 1) *
-				    (unsigned long long)h->fs->blocksize);
-		progress(h, EJ_PROGRESS_WRITE, i + cnt, n);
-	}
-flush:
-	err = ej_dio_finish(c.dio, &keep);
-	c.dio = NULL;
-	ej_flusher_stop(fl);
-	fl = NULL;
-	if (err)
-		goto out;
-	err = io_channel_flush(h->fs->io);
+	/* buffers stay until no write from them is in flight */
+	err2 = h->io->write_end(h, &keep);
+	if (!err)
+		err = err2;
+	if (!err)
+		err = h->io->flush(h);
 	if (!err) {
 		g->dirty = 0;
 		g->flushed = 1;
 		g->flushed_at = fs_bytes_written(h);
 	}
-out:
-	/* buffers stay until no write from them is in flight */
-	err2 = ej_dio_finish(c.dio, &keep2);
-	if (!err)
-		err = err2;
-	ej_flusher_stop(fl);
 	free(f);
-	free(c.rd);
-	free(c.rtmp);
-	free(c.sp);
-	free(c.io);
-	if (keep || keep2)
-		return err;	/* the kernel may still use them: never freed */
-	ej_big_free(buf);
-	if (spare) {
-		spare->len = 0;
-		win_idle(g, spare);
-	} else {
-		ej_big_free(c.rbuf);
-	}
+	if (n)
+		write_release(h, &c, keep);
 	return err;
 }
 

@@ -605,7 +605,8 @@ errcode_t ej_saved_write(journal_t *journal, const char *path,
 	memcpy(hdr->fs_uuid, h->fs->super->s_uuid, sizeof(hdr->fs_uuid));
 	memcpy(hdr->journal_uuid, journal->j_superblock->s_uuid,
 	       sizeof(hdr->journal_uuid));
-	hdr->saved_time = (__u64)time(NULL);
+	/* libext2fs' clock, as for the superblock's write time */
+	hdr->saved_time = (__u64)(h->fs->now ? h->fs->now : time(NULL));
 	hdr->ino = info->external ? 0 : info->ino;
 	ej_saved_header_seal(hdr);
 	if (write_all(fd, buf, bs)) {
@@ -861,6 +862,7 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 	j = &h->journal;
 	h->fs = fs;
 	h->flags = opts->flags;
+	h->io_flags = opts->io_flags;
 	h->info.fs_blocks = ext2fs_blocks_count(sb);
 	j->j_host = h;
 	j->j_host_ops = &ej_io_host_ops;

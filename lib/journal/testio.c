@@ -2,10 +2,12 @@
 /*
  * testio.c: a fault-injecting io manager for tests, in the spirit of
  * libext2fs' TEST_IO.  The programs wrap the io manager they open images
- * with in ej_test_io_manager(); unless E2JOURNAL_TEST_IO is set in the
- * environment that returns the manager unchanged.
+ * with in ej_test_io_manager(); unless they handed settings to
+ * ej_test_io_config() (ours pass E2JOURNAL_TEST_IO from their
+ * environment) that returns the manager unchanged.  The library itself
+ * reads no environment.
  *
- * E2JOURNAL_TEST_IO is a comma-separated list of settings:
+ * The settings are a comma-separated list of:
  *
  *   cut=K       power loss after K written units: a unit is one block of
  *               a block write (a multi-block write is torn at the cut),
@@ -37,7 +39,7 @@
  *               per flush ("f NAME") and per dropped or failed write ("x
  *               ..."), so a test can count the units of a full run.
  *
- * It is a test hook: nothing here runs unless the variable is set, and
+ * It is a test hook: nothing here runs unless settings were given, and
  * the channel it opens below is the caller's own manager's.
  */
 #include <signal.h>
@@ -45,7 +47,6 @@
 
 #include "ej_int.h"
 
-#define EJ_TESTIO_ENV		"E2JOURNAL_TEST_IO"
 #define EJ_TESTIO_MAX_RERR	16
 #define EJ_TESTIO_MAX_BASES	2
 
@@ -102,17 +103,15 @@ static int parse_ull(const char *s, unsigned long long *v, char **end)
 	return errno || *end == s;
 }
 
-/* Parse the environment once; a malformed setting disables nothing. */
-static void parse_config(void)
+/* Parse the settings once; a malformed setting disables nothing. */
+void ej_test_io_config(const char *env)
 {
-	const char *env;
 	char *copy, *tok, *save = NULL, *end;
 	unsigned long long a, b;
 
 	if (cfg.parsed)
 		return;
 	cfg.parsed = 1;
-	env = getenv(EJ_TESTIO_ENV);
 	if (!env || !*env)
 		return;
 	cfg.active = 1;
@@ -185,7 +184,6 @@ static errcode_t tio_open_with(io_manager base, io_manager self,
 	io_channel ch = NULL;
 	errcode_t err;
 
-	parse_config();
 	ch = calloc(1, sizeof(*ch));
 	p = calloc(1, sizeof(*p));
 	if (!ch || !p) {
@@ -554,7 +552,6 @@ io_manager ej_test_io_manager(io_manager base)
 {
 	int i;
 
-	parse_config();
 	if (!cfg.active || !base)
 		return base;
 	for (i = 0; i < EJ_TESTIO_MAX_BASES; i++) {

@@ -171,7 +171,7 @@ if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
 			-e inject=pwrite64:signal=SIGINT:when=2 \
 			"$E2FSCK_REF" $opts "$REF" >"$WORK/ref.out" 2>&1
 		RRC=$?
-		E2JOURNAL_NO_DIO=1 strace -f -o /dev/null -e trace=pwrite64 \
+		E2JOURNAL_IO=no-dio strace -f -o /dev/null -e trace=pwrite64 \
 			-e inject=pwrite64:signal=SIGINT:when=2 \
 			"$OURS" $opts -E journal_policy=stop "$IMG" \
 			>"$WORK/out" 2>&1
