@@ -23,7 +23,10 @@
 # library (replay, plan, dump, show, save) are run twice.
 #
 # Time: both runs need the same clock, so when neither E2FSPROGS_FAKE_TIME
-# nor E2FSCK_TIME is set, both are set to now, for both runs.
+# nor E2FSCK_TIME is set, both are set to now, for both runs; e2journal,
+# which reads only libext2fs' E2FSPROGS_FAKE_TIME, gets it set to now
+# when only E2FSCK_TIME is (else the runs can straddle a second and leave
+# superblocks whose s_wtime differs).
 # Standard input, unless it is a terminal, is read once and given to both.
 prog=$1
 name=$2
@@ -46,6 +49,9 @@ if [ -z "${E2FSPROGS_FAKE_TIME:-}" ] && [ -z "${E2FSCK_TIME:-}" ]; then
 	E2FSPROGS_FAKE_TIME=$(date +%s)
 	E2FSCK_TIME=$E2FSPROGS_FAKE_TIME
 	export E2FSPROGS_FAKE_TIME E2FSCK_TIME
+elif [ -z "${E2FSPROGS_FAKE_TIME:-}" ] && [ "${prog##*/}" = e2journal ]; then
+	E2FSPROGS_FAKE_TIME=$(date +%s)
+	export E2FSPROGS_FAKE_TIME
 fi
 if [ -t 0 ]; then
 	in=/dev/null
