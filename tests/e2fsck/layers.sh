@@ -14,12 +14,14 @@
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 NM=${NM:-nm}
+# under make check-cross the objects are in the cross build tree
+objdir=${EJ_CROSS_BUILDDIR:-$top_builddir}
 
 if [ $# -eq 0 ]; then
 	for src in "$top_srcdir"/e2fsck/*.c; do
 		name=$(basename "$src" .c)
 		[ "$name" = recovery ] && continue
-		obj=$top_builddir/e2fsck/e2fsck-$name.o
+		obj=$objdir/e2fsck/e2fsck-$name.o
 		if [ ! -f "$obj" ]; then
 			echo "layers.sh: $obj not built (is e2fsck/$name.c in e2fsck_e2fsck_SOURCES?)" >&2
 			exit 99
