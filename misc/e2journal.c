@@ -11,7 +11,7 @@
  *   e2journal plan IMAGE ...		(ej_plan.c)
  *   e2journal write|corrupt IMAGE ...	(ej_write.c)
  *
- * Exit codes follow fsck(8) (e2journal_int.h): 0 clean, 1 replayed with
+ * Exit codes follow fsck(8) (ej_util.h): 0 clean, 1 replayed with
  * corruption flagged, 4 refused under --policy refuse, 8 operational
  * error, 16 usage error.
  */
@@ -30,45 +30,6 @@
 #include <uuid/uuid.h>
 
 #include "e2journal_int.h"
-
-const char *ej_prog = "e2journal";
-unsigned int ej_io_flags;
-
-errcode_t ej_open_image(const char *image, int flags, io_manager io,
-			ext2_filsys *fs)
-{
-	errcode_t err;
-
-	/* a no-op unless a test set E2JOURNAL_TEST_IO (see main) */
-	io = ej_test_io_manager(io);
-	err = ext2fs_open2(image, NULL, flags | EXT2_FLAG_64BITS |
-			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, io, fs);
-	if (err)
-		com_err(ej_prog, err, "while trying to open %s", image);
-	return err;
-}
-
-int ej_policy_arg(const char *arg, int *policy)
-{
-	if (!ej_policy_parse(arg, policy))
-		return 0;
-	fprintf(stderr, "%s: unknown policy '%s' (replay-all, stop or refuse)\n",
-		ej_prog, arg);
-	return -1;
-}
-
-int ej_load_failure_exit(errcode_t err)
-{
-	switch (err) {
-	case EJ_BAD_JOURNAL_INODE:
-	case EJ_BAD_JSB:
-	case EJ_UNSUPP_JSB_VERSION:
-	case EJ_UNSUPP_FEATURE:
-	case EJ_JOURNAL_TOO_SMALL:
-		return EJ_EXIT_UNCORRECTED;
-	}
-	return EJ_EXIT_OPERATIONAL;
-}
 
 static const struct {
 	const char	*name;
@@ -847,11 +808,8 @@ int ej_cmd_replay(int argc, char **argv)
 	ej_bar_init(&c.bar, "replay");
 	ret = replay_args(&c, argc, argv);
 	if (ret == EJ_EXIT_USAGE) {
-		fprintf(stderr,
-			"Usage: %s replay [options] IMAGE (see %s replay --help)\n",
-			ej_prog, ej_prog);
 		free(c.ovr);
-		return ret;
+		return ej_usage_error("replay", "IMAGE");
 	}
 	if (ret >= 0)
 		return replay_close(&c, ret);

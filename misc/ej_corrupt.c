@@ -23,6 +23,7 @@
 
 #include <et/com_err.h>
 
+#include "e2journal_int.h"
 #include "ej_layout.h"
 
 enum {
@@ -232,27 +233,25 @@ static int corrupt_options(int argc, char **argv, struct corrupt_args *a)
 			a->im.jpath = optarg;
 			break;
 		case OPT_TID:
-			if (ejw_parse_num(optarg, 0xffffffffULL, &a->tid))
-				goto bad_num;
+			if (ejw_num_arg(optarg, 0, 0xffffffffULL, &a->tid))
+				goto usage;
 			a->have_tid = 1;
 			break;
 		case OPT_INDEX:
-			if (ejw_parse_num(optarg, 0xffffffffULL, &a->index))
-				goto bad_num;
+			if (ejw_num_arg(optarg, 0, 0xffffffffULL, &a->index))
+				goto usage;
 			break;
 		case OPT_BYTE:
-			if (ejw_parse_num(optarg, 0xffffffffULL, &a->byte))
-				goto bad_num;
+			if (ejw_num_arg(optarg, 0, 0xffffffffULL, &a->byte))
+				goto usage;
 			break;
 		case OPT_VALUE:
-			if (ejw_parse_num(optarg, ~0ULL, &a->value))
-				goto bad_num;
+			if (ejw_num_arg(optarg, 0, ~0ULL, &a->value))
+				goto usage;
 			a->have_value = 1;
 			break;
 		case 'L':
-			free(a->layout);
-			a->layout = strdup(optarg);
-			if (!a->layout)
+			if (ejw_path_arg(&a->layout, optarg))
 				return EJ_EXIT_OPERATIONAL;
 			break;
 		case 'h':
@@ -280,13 +279,8 @@ static int corrupt_options(int argc, char **argv, struct corrupt_args *a)
 		goto usage;
 	}
 	return -1;
-bad_num:
-	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, optarg);
 usage:
-	fprintf(stderr,
-		"Usage: %s corrupt [options] IMAGE KIND (see %s corrupt --help)\n",
-		ej_prog, ej_prog);
-	return EJ_EXIT_USAGE;
+	return ej_usage_error("corrupt", "IMAGE KIND");
 }
 
 /*

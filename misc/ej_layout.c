@@ -76,6 +76,53 @@ int ejw_split_words(char *line, char **w, int max)
 	return n;
 }
 
+errcode_t ejw_lines_open(struct ejw_lines *in, const char *path,
+			 int dash_stdin)
+{
+	memset(in, 0, sizeof(*in));
+	if (dash_stdin && !strcmp(path, "-")) {
+		in->f = stdin;
+		return 0;
+	}
+	in->f = fopen(path, "r");
+	return in->f ? 0 : errno;
+}
+
+int ejw_lines_next(struct ejw_lines *in)
+{
+	while (fgets(in->line, sizeof(in->line), in->f)) {
+		in->lineno++;
+		in->n = ejw_split_words(in->line, in->w, EJW_MAX_WORDS);
+		if (in->n)
+			return 1;
+	}
+	in->n = 0;
+	return 0;
+}
+
+void ejw_lines_close(struct ejw_lines *in)
+{
+	if (in->f && in->f != stdin)
+		fclose(in->f);
+	in->f = NULL;
+}
+
+int ejw_num_arg(const char *arg, unsigned long long min,
+		unsigned long long max, unsigned long long *v)
+{
+	if (!ejw_parse_num(arg, max, v) && *v >= min)
+		return 0;
+	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, arg);
+	return -1;
+}
+
+int ejw_path_arg(char **path, const char *arg)
+{
+	free(*path);
+	*path = strdup(arg);
+	return *path ? 0 : -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Opening the image and its journal                                   */
 
@@ -325,25 +372,22 @@ static int layout_block(struct ltxn *t, char **w, int n)
 
 int ejw_read_layout(const char *path, struct layout *lo)
 {
-	char line[512], *w[16];
+	struct ejw_lines in;
+	char **w = in.w;
 	unsigned long long v;
 	struct ltxn *t = NULL;
-	int n, lineno = 0, seen_magic = 0, err = 0;
-	FILE *f;
+	int n, seen_magic = 0, err;
 
 	memset(lo, 0, sizeof(*lo));
-	f = fopen(path, "r");
-	if (!f) {
-		com_err(ej_prog, errno,
+	err = ejw_lines_open(&in, path, 0);
+	if (err) {
+		com_err(ej_prog, err,
 			"while opening the layout %s (written by e2journal write)",
 			path);
 		return -1;
 	}
-	while (!err && fgets(line, sizeof(line), f)) {
-		lineno++;
-		n = ejw_split_words(line, w, 16);
-		if (!n)
-			continue;
+	while (!err && ejw_lines_next(&in)) {
+		n = in.n;
 		if (!seen_magic) {
 			if (n != 2 || strcmp(w[0], LAYOUT_MAGIC) ||
 			    ejw_parse_num(w[1], 100, &v) || v != LAYOUT_VERSION)
@@ -385,14 +429,14 @@ int ejw_read_layout(const char *path, struct layout *lo)
 			err = -1;
 		}
 	}
-	fclose(f);
+	ejw_lines_close(&in);
 	if (!err && (!seen_magic || !lo->have_start || !lo->have_tid ||
 		     !lo->blocksize))
 		err = -1;
 	if (err) {
 		fprintf(stderr,
 			"%s: %s:%d: not a layout written by e2journal write\n",
-			ej_prog, path, lineno);
+			ej_prog, path, in.lineno);
 		ejw_layout_free(lo);
 	}
 	return err;

@@ -10,8 +10,9 @@
 #define EJ_LAYOUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
-#include "e2journal_int.h"
+#include "ej_util.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -65,6 +66,37 @@ int ejw_parse_num(const char *s, unsigned long long max,
 		  unsigned long long *v);
 /* Up to @max blank-separated words of @line, in place, to a '#'. */
 int ejw_split_words(char *line, char **w, int max);
+
+#define EJW_MAX_WORDS	16
+
+/*
+ * A text file of directives (a --spec file, the layout) read a line at a
+ * time, each split into its words by ejw_split_words().  A line longer
+ * than the buffer is read as several.
+ */
+struct ejw_lines {
+	FILE		*f;
+	int		lineno;		/* of the line in w[] */
+	int		n;		/* how many words it has */
+	char		*w[EJW_MAX_WORDS];
+	char		line[4096];
+};
+
+/* Open @path ("-": standard input, if @dash_stdin); errno if it fails. */
+errcode_t ejw_lines_open(struct ejw_lines *in, const char *path,
+			 int dash_stdin);
+/* The next line with any words in in->w[]; 0 at the end of the file. */
+int ejw_lines_next(struct ejw_lines *in);
+void ejw_lines_close(struct ejw_lines *in);
+
+/*
+ * An option's number, @min to @max; -1 (said "expected a number") when
+ * @arg is not one.
+ */
+int ejw_num_arg(const char *arg, unsigned long long min,
+		unsigned long long max, unsigned long long *v);
+/* *@path = a copy of @arg (the old one freed); -1: no memory. */
+int ejw_path_arg(char **path, const char *arg);
 /* "none", "v1", "v2", "v3" */
 const char *ejw_csum_name(int csum);
 /* "descriptor", "data", "revoke", "commit" */

@@ -170,6 +170,5 @@ out:
 	}
 	return ret;
 usage:
-	fprintf(stderr, "Usage: %s plan [options] IMAGE (see %s plan --help)\n", ej_prog, ej_prog);
-	return EJ_EXIT_USAGE;
+	return ej_usage_error("plan", "IMAGE");
 }

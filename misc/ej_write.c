@@ -21,6 +21,7 @@
 
 #include <et/com_err.h>
 
+#include "e2journal_int.h"
 #include "ej_layout.h"
 
 /* ------------------------------------------------------------------ */
@@ -327,22 +328,19 @@ static int parse_txn_string(struct tlist *l, struct tspec *t, const char *s)
  */
 static int parse_spec_file(struct tlist *l, const char *path)
 {
-	FILE *f;
-	char line[4096], *w[16];
+	struct ejw_lines in;
+	char **w = in.w;
 	struct tspec *t = NULL;
 	unsigned long long v;
-	int i, n, lineno = 0, err = 0;
+	int i, n, err;
 
-	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	if (!f) {
-		com_err(ej_prog, errno, "while opening %s", path);
+	err = ejw_lines_open(&in, path, 1);
+	if (err) {
+		com_err(ej_prog, err, "while opening %s", path);
 		return -1;
 	}
-	while (!err && fgets(line, sizeof(line), f)) {
-		lineno++;
-		n = ejw_split_words(line, w, 16);
-		if (!n)
-			continue;
+	while (!err && ejw_lines_next(&in)) {
+		n = in.n;
 		if (!strcmp(w[0], "txn")) {
 			t = tlist_new(l);
 			if (!t)
@@ -351,7 +349,7 @@ static int parse_spec_file(struct tlist *l, const char *path)
 				err = parse_txn_string(l, t, w[i]);
 		} else if (!t) {
 			fprintf(stderr, "%s: %s:%d: '%s' outside a txn\n",
-				ej_prog, path, lineno, w[0]);
+				ej_prog, path, in.lineno, w[0]);
 			err = -1;
 			break;
 		} else if (!strcmp(w[0], "block") && (n == 2 || n == 3)) {
@@ -372,10 +370,9 @@ static int parse_spec_file(struct tlist *l, const char *path)
 		}
 		if (err)
 			fprintf(stderr, "%s: %s:%d: cannot parse this line\n",
-				ej_prog, path, lineno);
+				ej_prog, path, in.lineno);
 	}
-	if (f != stdin)
-		fclose(f);
+	ejw_lines_close(&in);
 	return err;
 }
 
@@ -746,24 +743,24 @@ static int write_options(int argc, char **argv, struct write_args *a)
 			a->is64 = 0;
 			break;
 		case OPT_FIRST_TID:
-			if (ejw_parse_num(optarg, 0xffffffffULL, &v))
-				goto bad_num;
+			if (ejw_num_arg(optarg, 0, 0xffffffffULL, &v))
+				goto usage;
 			wo->flags |= EJ_W_SET_TID;
 			wo->start_tid = v;
 			break;
 		case OPT_START_BLOCK:
-			if (ejw_parse_num(optarg, 0xffffffffULL, &v) || !v)
-				goto bad_num;
+			if (ejw_num_arg(optarg, 1, 0xffffffffULL, &v))
+				goto usage;
 			a->start_block = v;
 			break;
 		case OPT_MAX_TAGS:
-			if (ejw_parse_num(optarg, 0xffffffffULL, &v) || !v)
-				goto bad_num;
+			if (ejw_num_arg(optarg, 1, 0xffffffffULL, &v))
+				goto usage;
 			wo->max_tags = v;
 			break;
 		case OPT_COMMIT_TIME:
-			if (ejw_parse_num(optarg, ~0ULL, &v) || !v)
-				goto bad_num;
+			if (ejw_num_arg(optarg, 1, ~0ULL, &v))
+				goto usage;
 			wo->commit_sec = v;
 			break;
 		case 't':
@@ -776,9 +773,7 @@ static int write_options(int argc, char **argv, struct write_args *a)
 				goto usage;
 			break;
 		case 'L':
-			free(a->layout);
-			a->layout = strdup(optarg);
-			if (!a->layout)
+			if (ejw_path_arg(&a->layout, optarg))
 				return EJ_EXIT_OPERATIONAL;
 			break;
 		case OPT_NO_LAYOUT:
@@ -811,13 +806,8 @@ static int write_options(int argc, char **argv, struct write_args *a)
 			return EJ_EXIT_OPERATIONAL;
 	}
 	return -1;
-bad_num:
-	fprintf(stderr, "%s: '%s': expected a number\n", ej_prog, optarg);
 usage:
-	fprintf(stderr,
-		"Usage: %s write [options] IMAGE (see %s write --help)\n",
-		ej_prog, ej_prog);
-	return EJ_EXIT_USAGE;
+	return ej_usage_error("write", "IMAGE");
 }
 
 /*

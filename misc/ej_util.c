@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ej_util.c: what the files of e2journal share (ej_util.h): the program's
+ * name, the I/O switches main reads from the environment, and the steps
+ * every command takes the same way.  The bottom layer of misc/: it uses
+ * the library only, so that the commands and e2journal.c's main, which
+ * calls them, depend on it and it on none of them.
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include <et/com_err.h>
+
+#include "ej_util.h"
+
+const char *ej_prog = "e2journal";
+unsigned int ej_io_flags;
+
+errcode_t ej_open_image(const char *image, int flags, io_manager io,
+			ext2_filsys *fs)
+{
+	errcode_t err;
+
+	/* a no-op unless a test set E2JOURNAL_TEST_IO (see main) */
+	io = ej_test_io_manager(io);
+	err = ext2fs_open2(image, NULL, flags | EXT2_FLAG_64BITS |
+			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, io, fs);
+	if (err)
+		com_err(ej_prog, err, "while trying to open %s", image);
+	return err;
+}
+
+int ej_policy_arg(const char *arg, int *policy)
+{
+	if (!ej_policy_parse(arg, policy))
+		return 0;
+	fprintf(stderr, "%s: unknown policy '%s' (replay-all, stop or refuse)\n",
+		ej_prog, arg);
+	return -1;
+}
+
+int ej_load_failure_exit(errcode_t err)
+{
+	switch (err) {
+	case EJ_BAD_JOURNAL_INODE:
+	case EJ_BAD_JSB:
+	case EJ_UNSUPP_JSB_VERSION:
+	case EJ_UNSUPP_FEATURE:
+	case EJ_JOURNAL_TOO_SMALL:
+		return EJ_EXIT_UNCORRECTED;
+	}
+	return EJ_EXIT_OPERATIONAL;
+}
+
+int ej_usage_error(const char *cmd, const char *args)
+{
+	fprintf(stderr, "Usage: %s %s [options] %s (see %s %s --help)\n",
+		ej_prog, cmd, args, ej_prog, cmd);
+	return EJ_EXIT_USAGE;
+}
