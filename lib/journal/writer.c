@@ -604,6 +604,15 @@ static struct ej_wblock *layout_add(struct ej_wtxn *t, unsigned int kind,
 	return b;
 }
 
+/* Empty w->buf and give it the header of a log block of @type in @tid. */
+static void log_header(struct ej_writer *w, __u32 type, __u32 tid)
+{
+	memset(w->buf, 0, w->bs);
+	put_be32(w->buf, JBD2_MAGIC_NUMBER);
+	put_be32(w->buf + 4, type);
+	put_be32(w->buf + 8, tid);
+}
+
 static errcode_t write_revokes(struct ej_writer *w, struct ej_wtxn *t,
 			       unsigned long *blk)
 {
@@ -618,10 +627,7 @@ static errcode_t write_revokes(struct ej_writer *w, struct ej_wtxn *t,
 		n = w->recs_per_revoke;
 		if (n > w->nr_revs - done)
 			n = w->nr_revs - done;
-		memset(w->buf, 0, w->bs);
-		put_be32(w->buf, JBD2_MAGIC_NUMBER);
-		put_be32(w->buf + 4, JBD2_REVOKE_BLOCK);
-		put_be32(w->buf + 8, t->tid);
+		log_header(w, JBD2_REVOKE_BLOCK, t->tid);
 		put_be32(w->buf + 12, EJ_W_REVOKE_HDR + n * rs);
 		p = w->buf + EJ_W_REVOKE_HDR;
 		for (i = 0; i < n; i++, p += rs) {
@@ -659,10 +665,7 @@ static errcode_t write_descriptors(struct ej_writer *w, struct ej_wtxn *t,
 		n = w->tags_per_desc;
 		if (n > w->nr_pend - done)
 			n = w->nr_pend - done;
-		memset(w->buf, 0, w->bs);
-		put_be32(w->buf, JBD2_MAGIC_NUMBER);
-		put_be32(w->buf + 4, JBD2_DESCRIPTOR_BLOCK);
-		put_be32(w->buf + 8, t->tid);
+		log_header(w, JBD2_DESCRIPTOR_BLOCK, t->tid);
 		dblk = *blk;
 		b = layout_add(t, EJ_WB_DESCRIPTOR, idx++, dblk);
 		b->count = n;
@@ -719,10 +722,7 @@ static errcode_t write_commit(struct ej_writer *w, struct ej_wtxn *t,
 	struct commit_header *ch = (struct commit_header *)w->buf;
 	errcode_t err;
 
-	memset(w->buf, 0, w->bs);
-	put_be32(w->buf, JBD2_MAGIC_NUMBER);
-	put_be32(w->buf + 4, JBD2_COMMIT_BLOCK);
-	put_be32(w->buf + 8, t->tid);
+	log_header(w, JBD2_COMMIT_BLOCK, t->tid);
 	ch->h_commit_sec = cpu_to_be64(w->next_sec);
 	ch->h_commit_nsec = cpu_to_be32(w->next_nsec);
 	t->commit_sec = w->next_sec;
