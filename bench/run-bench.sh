@@ -13,13 +13,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
-kit="${BENCH_KIT:-$top/../shared/bench}"
+# shellcheck disable=SC2034  # lib.sh reads it
+bench_name=run-bench
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 work="${BENCH_WORK:-$top/bench/work}"
 runs=5
 warmup=1
 images="a b c r"
-cand="$top/e2fsck/e2fsck"
-ref="${REF_E2FSCK:-/usr/sbin/e2fsck}"
 e2journal="$top/misc/e2journal"
 cold=0
 
@@ -50,27 +51,18 @@ Exit status: 0 when every target is met, 1 otherwise, 2 on usage errors.
 EOF
 }
 
-die() { echo "run-bench: error: $*" >&2; exit 2; }
-
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--kit) kit="$2"; shift 2 ;;
-	--work) work="$2"; shift 2 ;;
-	--runs) runs="$2"; shift 2 ;;
-	--warmup) warmup="$2"; shift 2 ;;
 	--images) images="$2"; shift 2 ;;
-	--candidate) cand="$2"; shift 2 ;;
-	--ref) ref="$2"; shift 2 ;;
 	--cold) cold=1; shift ;;
-	-h|--help) usage; exit 0 ;;
-	*) die "unknown option $1 (see --help)" ;;
+	*)
+		bench_opt "$@"
+		[ "$bench_shift" -gt 0 ] || bench_unknown "$1"
+		shift "$bench_shift"
+		;;
 	esac
 done
-
-[ -x "$kit/replay-bench.sh" ] || die "no replay-bench.sh in $kit (--kit)"
-[ -x "$cand" ] || die "$cand is not built (make -j2)"
-[ -x "$ref" ] || die "reference $ref not found (--ref)"
-mkdir -p "$work"
+bench_ready
 
 image_path() {
 	case "$1" in

@@ -15,13 +15,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
-kit="${BENCH_KIT:-$top/../shared/bench}"
+# shellcheck disable=SC2034  # lib.sh reads it
+bench_name=scale
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 work="${BENCH_WORK:-$top/bench/work/scale}"
 runs=3
 warmup=0
 sizes="1 2 4 8"
-cand="$top/e2fsck/e2fsck"
-ref="${REF_E2FSCK:-/usr/sbin/e2fsck}"
 
 usage() {
 	cat <<'EOF'
@@ -44,25 +45,17 @@ Exit status: 0 when both hold, 1 otherwise, 2 on usage errors.
 EOF
 }
 
-die() { echo "scale: error: $*" >&2; exit 2; }
-
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--kit) kit="$2"; shift 2 ;;
-	--work) work="$2"; shift 2 ;;
-	--runs) runs="$2"; shift 2 ;;
-	--warmup) warmup="$2"; shift 2 ;;
 	--sizes) sizes="$2"; shift 2 ;;
-	--candidate) cand="$2"; shift 2 ;;
-	--ref) ref="$2"; shift 2 ;;
-	-h|--help) usage; exit 0 ;;
-	*) usage >&2; exit 2 ;;
+	*)
+		bench_opt "$@"
+		[ "$bench_shift" -gt 0 ] || bench_unknown "$1"
+		shift "$bench_shift"
+		;;
 	esac
 done
-[ -x "$kit/replay-bench.sh" ] || die "no replay-bench.sh in $kit (--kit)"
-[ -x "$cand" ] || die "no candidate $cand (build first)"
-[ -x "$ref" ] || die "no reference $ref"
-mkdir -p "$work"
+bench_ready
 
 median() {
 	sort -g | awk '{ v[NR] = $1 } END {
