@@ -80,61 +80,16 @@ while [[ $# -gt 0 ]]; do
 done
 builddir=$(cd "$builddir" && pwd)
 
-version=1.47.0
-debversion=1.47.0-2
+STEP_PROG=check-e2fsprogs-series
+. "$top_srcdir/scripts/steps.sh"
+. "$top_srcdir/tests/lib/e2fsprogs_src.sh"
+
+version=$e2src_version
 cache=$builddir/.cache/e2fsprogs-series
 pristine=$cache/pristine
 ours=$builddir/e2fsck/e2fsck
 # the suite's tests whose expectations the series updates
 updated=$top_srcdir/tests/e2fsprogs/replay-all.list
-
-STEP_PROG=check-e2fsprogs-series
-. "$top_srcdir/scripts/steps.sh"
-
-# ------------------------------------------------------------ source
-have_deb_src() {
-	local f
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[[ -f $f ]] && grep -Eq '^[[:space:]]*deb-src[[:space:]]' "$f" &&
-			return 0
-	done
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[[ -f $f ]] && grep -Eiq '^[[:space:]]*Types:.*deb-src' "$f" &&
-			return 0
-	done
-	return 1
-}
-
-fetch_source() {
-	local dl=$cache/download
-	if [[ -n $source_dir ]]; then
-		grep -q "\"$version\"" "$source_dir/version.h" 2>/dev/null ||
-			die "$source_dir is not e2fsprogs $version"
-		cp -a "$source_dir" "$pristine.part"
-	else
-		if ! have_deb_src; then
-			[[ $install -eq 1 && $(id -u) -eq 0 ]] ||
-				die "no deb-src entry for apt-get source (run as root, or use --source DIR)"
-			printf '%s\n' "Types: deb-src" \
-				"URIs: http://deb.debian.org/debian" \
-				"Suites: bookworm" "Components: main" \
-				"Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" \
-				>/etc/apt/sources.list.d/e2journal-src.sources
-			log "no deb-src entry: added /etc/apt/sources.list.d/e2journal-src.sources"
-			apt-get update -q >/dev/null
-		fi
-		rm -rf "$dl"
-		mkdir -p "$dl"
-		chmod 777 "$dl" 2>/dev/null || true
-		(cd "$dl" && apt-get source -q "e2fsprogs=$debversion") \
-			>"$cache/source.log" 2>&1 ||
-			die "apt-get source e2fsprogs=$debversion failed (see $cache/source.log)"
-		mv "$dl/e2fsprogs-$version" "$pristine.part"
-		rm -rf "$dl"
-	fi
-	rm -rf "$pristine.part/.pc"
-	mv "$pristine.part" "$pristine"
-}
 
 # ------------------------------------------------------------ building
 # configure_in DIR SRC: an out-of-tree build of SRC in DIR.
@@ -176,28 +131,7 @@ run_suite() {
 }
 
 list_of() {
-	sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$1" | sort -u
-}
-
-# ------------------------------------------------------------ tools
-need_pkgs() {
-	local missing=()
-	pkgs_missing <<'EOF'
-gcc build-essential
-make build-essential
-git git
-patch patch
-dpkg-source dpkg-dev
-pkg-config pkg-config
-gzip gzip
-cmp diffutils
-python3 python3
-EOF
-	# e2fsprogs' own libuuid is built when this is missing; the system's
-	# is what Debian builds with
-	dpkg-query -W -f='${Status}' uuid-dev 2>/dev/null |
-		grep -q "install ok installed" || missing+=(uuid-dev)
-	pkgs_install "${missing[@]}"
+	e2src_list "$1" | sort -u
 }
 
 # ------------------------------------------------------------ main
@@ -205,14 +139,16 @@ mkdir -p "$cache"
 status=0
 
 step "tools"
-need_pkgs
+e2src_need_pkgs git:git patch:patch python3:python3
 
 step "source"
 if [[ ! -f $pristine/version.h ]]; then
-	fetch_source
+	e2src_fetch "$pristine" "$cache"
 else
 	log "using $pristine"
 fi
+# quilt's record of Debian's patches (apt-get source) is no part of it
+rm -rf "$pristine/.pc"
 
 step "generate the series from the project's files"
 gen=$cache/generated
@@ -306,11 +242,7 @@ else
 fi
 
 step "the suite again under journal_policy = stop, with the original expectations"
-printf '[options]\n\tjournal_policy = stop\n' >"$cache/e2fsck-stop.conf"
-sed -e "s;^E2FSCK_CONFIG=.*;E2FSCK_CONFIG=$cache/e2fsck-stop.conf;" \
-	"$src/tests/test_config" >"$cache/test_config.stop"
-grep -q "^E2FSCK_CONFIG=$cache/e2fsck-stop.conf\$" "$cache/test_config.stop" ||
-	die "the suite's test_config sets no E2FSCK_CONFIG to replace"
+e2src_stop_config "$cache" "$src/tests"
 base=$(cd "$src" && git rev-list --max-parents=0 HEAD)
 (cd "$src" && git diff --name-only "$base" HEAD -- tests) >"$cache/changed-tests"
 (cd "$src" && xargs -r git checkout "$base" -- <"$cache/changed-tests")

@@ -92,102 +92,15 @@ for p in $policies; do
 done
 builddir=$(cd "$builddir" && pwd)
 
-version=1.47.0
-debversion=1.47.0-2
+STEP_PROG=check-e2fsprogs
+. "$top_srcdir/scripts/steps.sh"
+. "$top_srcdir/tests/lib/e2fsprogs_src.sh"
+
+version=$e2src_version
 cache=$builddir/.cache/e2fsprogs
 src=$cache/e2fsprogs-$version
 ours=$builddir/e2fsck/e2fsck
 replay_list=$here/replay-all.list
-
-STEP_PROG=check-e2fsprogs
-. "$top_srcdir/scripts/steps.sh"
-
-# ------------------------------------------------------------ tools
-need_pkgs() {
-	local missing=()
-	pkgs_missing <<'EOF'
-gcc build-essential
-make build-essential
-dpkg-source dpkg-dev
-pkg-config pkg-config
-xz xz-utils
-gzip gzip
-cmp diffutils
-EOF
-	# e2fsprogs' own libuuid is built when this is missing; the system's
-	# is what Debian builds with
-	dpkg-query -W -f='${Status}' uuid-dev 2>/dev/null |
-		grep -q "install ok installed" || missing+=(uuid-dev)
-	pkgs_install "${missing[@]}"
-}
-
-# Is there a deb-src line or a "Types: deb-src" stanza anywhere?
-have_deb_src() {
-	local f
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[[ -f $f ]] && grep -Eq '^[[:space:]]*deb-src[[:space:]]' "$f" &&
-			return 0
-	done
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[[ -f $f ]] &&
-			grep -Eiq '^[[:space:]]*Types:.*deb-src' "$f" && return 0
-	done
-	return 1
-}
-
-add_deb_src() {
-	local f=/etc/apt/sources.list.d/e2journal-src.sources
-	[[ $install -eq 1 && $(id -u) -eq 0 ]] ||
-		die "no deb-src entry for apt-get source (run as root, or add one, or use --source DIR)"
-	cat >"$f" <<'EOF'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-	log "check-e2fsprogs: no deb-src entry found; added $f (Debian 12 bookworm main sources)"
-	apt-get update -q >/dev/null
-}
-
-# ------------------------------------------------------------ source
-fetch_source() {
-	local dl=$cache/download
-	if [[ -n $source_dir ]]; then
-		[[ -x $source_dir/configure && -d $source_dir/tests ]] ||
-			die "$source_dir is not an e2fsprogs source tree"
-		grep -q "\"$version\"" "$source_dir/version.h" ||
-			die "$source_dir is not e2fsprogs $version"
-		log "check-e2fsprogs: copying $source_dir"
-		cp -a "$source_dir" "$src.part"
-		mv "$src.part" "$src"
-		return 0
-	fi
-	have_deb_src || add_deb_src
-	rm -rf "$dl"
-	mkdir -p "$dl"
-	# apt-get source drops privileges to _apt for the download
-	chmod 777 "$dl" 2>/dev/null || true
-	if ! (cd "$dl" && apt-get source -q "e2fsprogs=$debversion") \
-		>"$cache/source.log" 2>&1; then
-		# a new machine may never have read its source indexes
-		if [[ $install -eq 1 && $(id -u) -eq 0 ]]; then
-			log "check-e2fsprogs: apt-get source failed; apt-get update and retry"
-			apt-get update -q >/dev/null
-			(cd "$dl" && apt-get source -q "e2fsprogs=$debversion") \
-				>"$cache/source.log" 2>&1 || {
-				tail -n 20 "$cache/source.log" >&2
-				die "apt-get source e2fsprogs=$debversion failed (see $cache/source.log)"
-			}
-		else
-			tail -n 20 "$cache/source.log" >&2
-			die "apt-get source e2fsprogs=$debversion failed (see $cache/source.log)"
-		fi
-	fi
-	[[ -d $dl/e2fsprogs-$version ]] || die "apt-get source unpacked no e2fsprogs-$version"
-	mv "$dl/e2fsprogs-$version" "$src"
-	rm -rf "$dl"
-}
 
 build_source() {
 	step "configure and build e2fsprogs $version in $src"
@@ -273,15 +186,16 @@ engine=$("$ours" -V 2>&1 | sed -n 's/.*passes 1-5: //p')
 log "check-e2fsprogs: our e2fsck's engine: $engine, $("$engine" -V 2>&1 | head -n 1)"
 
 step "tools"
-need_pkgs
+# shellcheck disable=SC2119  # no tools beyond the common ones
+e2src_need_pkgs
 
 if [[ $rebuild -eq 1 ]]; then
 	rm -rf "$src"
 fi
 if [[ ! -f $src/.e2journal-built ]]; then
 	if [[ ! -d $src ]]; then
-		step "fetch e2fsprogs $debversion source"
-		fetch_source
+		step "fetch e2fsprogs $e2src_debversion source"
+		e2src_fetch "$src" "$cache"
 	fi
 	build_source
 	rm -f "$cache/stock.failed"
@@ -290,11 +204,7 @@ else
 fi
 
 # the e2fsck.conf for stop, and a test_config that points at it
-printf '[options]\n\tjournal_policy = stop\n' >"$cache/e2fsck-stop.conf"
-sed -e "s;^E2FSCK_CONFIG=.*;E2FSCK_CONFIG=$cache/e2fsck-stop.conf;" \
-	"$src/tests/test_config" >"$cache/test_config.stop"
-grep -q "^E2FSCK_CONFIG=$cache/e2fsck-stop.conf\$" "$cache/test_config.stop" ||
-	die "the suite's test_config sets no E2FSCK_CONFIG to replace"
+e2src_stop_config "$cache" "$src/tests"
 
 # expected_for P: the failures expected under policy P, given
 # $cache/stock.failed, in $cache/P.expected.
@@ -306,9 +216,7 @@ expected_for() {
 	replay-all)
 		{
 			cat "$cache/stock.failed"
-			sed -e 's/#.*//' -e '/^[[:space:]]*$/d' \
-				-e 's/[[:space:]]//g' "$replay_list" |
-				cut_to_selection
+			e2src_list "$replay_list" | cut_to_selection
 		} | sed -e '/^$/d' | sort -u >"$cache/replay-all.expected"
 		;;
 	esac
@@ -323,8 +231,7 @@ if [[ -f $cache/stock.failed && -f $cache/stock.key &&
       $(cat "$cache/stock.key") == "$stock_key" ]]; then
 	log "check-e2fsprogs: stock failures from the cache: $(tr '\n' ' ' <"$cache/stock.failed")"
 elif [[ $stock_list -eq 1 ]]; then
-	sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$here/stock.list" |
-		cut_to_selection | sed -e '/^$/d' | sort -u >"$cache/stock.failed"
+	e2src_list "$here/stock.list" | cut_to_selection | sed -e '/^$/d' | sort -u >"$cache/stock.failed"
 	stock_assumed=1
 	rm -f "$cache/stock.key"
 	log "check-e2fsprogs: stock failures assumed from tests/e2fsprogs/stock.list: $(tr '\n' ' ' <"$cache/stock.failed")"
@@ -393,8 +300,7 @@ if [[ " $policies " == *" replay-all "* ]]; then
 			status=1
 		fi
 		pats+=("j_e2fsprogs_${t#j_}")
-	done < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$replay_list" |
-		cut_to_selection)
+	done < <(e2src_list "$replay_list" | cut_to_selection)
 	if [[ ${#pats[@]} -gt 0 ]]; then
 		top_srcdir=$top_srcdir top_builddir=$builddir \
 			E2FSPROGS_TESTS=$src/tests \
