@@ -6,7 +6,7 @@
 # the two e2fsck and the options that name them.  Sourced by bash after
 # "top" (the project's directory) and "bench_name" (the script's name, for
 # its messages) are set; the script sets its own "work", "runs" and
-# "warmup" defaults, and a usage function, before bench_args.
+# "warmup" defaults, and a usage function, before calling bench_args.
 
 kit="${BENCH_KIT:-$top/../shared/bench}"
 cand="$top/e2fsck/e2fsck"
@@ -14,25 +14,30 @@ ref="${REF_E2FSCK:-/usr/sbin/e2fsck}"
 
 die() { echo "${bench_name:?}: error: $*" >&2; exit 2; }
 
-# bench_opt ARG...: one of the options every bench script takes, at $1;
-# bench_shift: how many words it took (0: not one of them).  -h prints
-# the script's usage and exits.
-bench_opt() {
-	bench_shift=2
-	case "$1" in
-	--kit) kit="$2" ;;
-	--work) work="$2" ;;
-	--runs) runs="$2" ;;
-	--warmup) warmup="$2" ;;
-	--candidate) cand="$2" ;;
-	--ref) ref="$2" ;;
-	-h|--help) usage; exit 0 ;;
-	*) bench_shift=0 ;;
-	esac
+# bench_args SPEC ARG...: the command line.  The options every bench
+# script takes (--kit, --work, --runs, --warmup, --candidate, --ref, -h)
+# and those of SPEC, words "--OPT:VAR" (VAR gets the next word) and
+# "--OPT=VAR" (VAR gets 1), set their variables; then bench_ready.
+bench_args() {
+	local spec="--kit:kit --work:work --runs:runs --warmup:warmup
+		    --candidate:cand --ref:ref $1" s n
+	shift
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-h|--help) usage; exit 0 ;;
+		esac
+		n=0
+		for s in $spec; do
+			case "$s" in
+			"$1:"*) printf -v "${s#*:}" '%s' "$2"; n=2 ;;
+			"$1="*) printf -v "${s#*=}" 1; n=1 ;;
+			esac
+		done
+		[ "$n" -gt 0 ] || die "unknown option $1 (see --help)"
+		shift "$n"
+	done
+	bench_ready
 }
-
-# bench_unknown ARG: an option no one takes.
-bench_unknown() { die "unknown option $1 (see --help)"; }
 
 # bench_ready: the kit and both e2fsck are there; the work directory made.
 bench_ready() {

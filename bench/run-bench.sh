@@ -51,18 +51,7 @@ Exit status: 0 when every target is met, 1 otherwise, 2 on usage errors.
 EOF
 }
 
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--images) images="$2"; shift 2 ;;
-	--cold) cold=1; shift ;;
-	*)
-		bench_opt "$@"
-		[ "$bench_shift" -gt 0 ] || bench_unknown "$1"
-		shift "$bench_shift"
-		;;
-	esac
-done
-bench_ready
+bench_args "--images:images --cold=cold" "$@"
 
 image_path() {
 	case "$1" in

@@ -45,17 +45,7 @@ Exit status: 0 when both hold, 1 otherwise, 2 on usage errors.
 EOF
 }
 
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--sizes) sizes="$2"; shift 2 ;;
-	*)
-		bench_opt "$@"
-		[ "$bench_shift" -gt 0 ] || bench_unknown "$1"
-		shift "$bench_shift"
-		;;
-	esac
-done
-bench_ready
+bench_args "--sizes:sizes" "$@"
 
 median() {
 	sort -g | awk '{ v[NR] = $1 } END {
