@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # (the variables set here are the sourcing script's)
-# shellcheck disable=SC2034
+# shellcheck disable=SC2034,SC2154
 # lib.sh - what the bench scripts (run-bench.sh, scale.sh) share: the kit,
 # the two e2fsck and the options that name them.  Sourced by bash after
 # "top" (the project's directory) and "bench_name" (the script's name, for

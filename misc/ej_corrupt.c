@@ -422,11 +422,7 @@ int ej_cmd_corrupt(int argc, char **argv)
 	ret = EJ_EXIT_OK;
 out:
 	ej_writer_free(w);
-	err = ejw_img_close(im);
-	if (err && ret == EJ_EXIT_OK) {
-		com_err(ej_prog, err, "while closing %s", im->path);
-		ret = EJ_EXIT_OPERATIONAL;
-	}
+	ret = ejw_img_close(im, ret);
 done:
 	ejw_layout_free(&lo);
 	free(a.layout);

@@ -144,7 +144,7 @@ errcode_t ejw_img_open(struct img *im)
 	return err;
 }
 
-errcode_t ejw_img_close(struct img *im)
+int ejw_img_close(struct img *im, int ret)
 {
 	errcode_t err = 0, err2;
 
@@ -160,7 +160,11 @@ errcode_t ejw_img_close(struct img *im)
 		if (!err)
 			err = err2;
 	}
-	return err;
+	if (err && ret == EJ_EXIT_OK) {
+		com_err(ej_prog, err, "while closing %s", im->path);
+		ret = EJ_EXIT_OPERATIONAL;
+	}
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */

@@ -27,8 +27,12 @@ struct img {
 };
 
 errcode_t ejw_img_open(struct img *im);
-/* Only the primary superblock is written, as under the kernel. */
-errcode_t ejw_img_close(struct img *im);
+/*
+ * Close @im (only the primary superblock is written, as under the
+ * kernel) at the end of a command that exits with @ret: returns @ret, or
+ * EJ_EXIT_OPERATIONAL (said why) when @ret was success and closing fails.
+ */
+int ejw_img_close(struct img *im, int ret);
 
 /* A transaction as the sidecar records it. */
 struct ltxn {
