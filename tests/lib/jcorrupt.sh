@@ -15,48 +15,21 @@ JCORRUPT=$top_srcdir/tests/gen/jcorrupt.py
 # The interpreter itself, not a version manager's shim: it runs often.
 _py=$("$PYTHON" -c 'import sys; print(sys.executable)' 2>/dev/null) &&
 	[ -x "$_py" ] && PYTHON=$_py
-JC_FS_UUID=0c0ffee0-1234-4abc-8def-0123456789ab
+. "$top_srcdir/tests/lib/jimage.sh"
+JC_FS_UUID=$J_FS_UUID
 
 jc() {
 	"$PYTHON" "$JCORRUPT" "$@"
 }
 
-say() {
-	echo "$*" >>out
-}
-
 # jc_begin NAME: skip unless e2journal can write, corrupt, plan and replay
 # and the reference is e2fsprogs 1.47 (the expected outputs name it).
 jc_begin() {
-	JC_NAME=$1
-	: >out
-	if [ "$EJ_HAVE_REPLAY" != 1 ] ||
-	   ! "$E2JOURNAL" write --help >/dev/null 2>&1 ||
-	   ! "$E2JOURNAL" corrupt --help >/dev/null 2>&1 ||
-	   ! "$E2JOURNAL" plan --help >/dev/null 2>&1; then
-		result SKIP "$JC_NAME" "(e2journal write/corrupt/plan/replay not available)"
-		exit 0
-	fi
-	need_ref147 "$JC_NAME"
+	j_begin "$1" write corrupt plan
 }
 
 jc_end() {
-	result_expect "$JC_NAME"
-}
-
-die() {
-	echo "$*" >&2
-	result FAIL "$JC_NAME" "$*"
-	exit 0
-}
-
-# mkimg IMG BS BLOCKS FEATURES: a new filesystem, internal journal of 1024
-# blocks (the smallest mke2fs makes).
-mkimg() {
-	rm -f "$1" "$1".*
-	"$MKE2FS" -F -q -o Linux -b "$2" -T ext4 -U "$JC_FS_UUID" \
-		-E lazy_itable_init=1 -O "$4" -J size=$(($2 / 1024)) \
-		"$1" "$3" >&2 2>&1 || die "mke2fs $1 failed"
+	result_expect "$J_NAME"
 }
 
 # mkimg_for MODE BITS IMG: 1 KiB blocks, 16384 of them; metadata_csum with
@@ -72,16 +45,6 @@ mkimg_for() {
 		f=$f,^64bit
 	fi
 	mkimg "$3" 1024 16384 "$f"
-}
-
-# ejw IMG ARGS...: e2journal write, or the test fails.
-ejw() {
-	"$E2JOURNAL" write "$@" >&2 || die "e2journal write $*: exit $?"
-}
-
-# ejc IMG KIND ARGS...: e2journal corrupt, or the test fails.
-ejc() {
-	"$E2JOURNAL" corrupt "$@" >&2 || die "e2journal corrupt $*: exit $?"
 }
 
 # replay_copy POLICY IMG [JOURNAL]: replay IMG.POLICY (a fresh copy of IMG,

@@ -17,53 +17,20 @@
 E2FSPROGS_FAKE_TIME=1700000000
 E2FSCK_TIME=1700000000
 export E2FSPROGS_FAKE_TIME E2FSCK_TIME
-JH_FS_UUID=0c0ffee0-1234-4abc-8def-0123456789ab
+. "$top_srcdir/tests/lib/jimage.sh"
 JH_J_UUID=1db3f677-6832-4adb-bafc-00000000cafe
 jh_crash=0
 
 jh_begin() {
-	JH_NAME=$1
-	: >out
-	if [ "$EJ_HAVE_REPLAY" != 1 ] ||
-	   ! "$E2JOURNAL" write --help >/dev/null 2>&1; then
-		result SKIP "$JH_NAME" "(e2journal write/replay not available)"
-		exit 0
-	fi
-	need_ref147 "$JH_NAME"
+	j_begin "$1" write
 }
 
 jh_end() {
 	if [ $jh_crash != 0 ]; then
-		result FAIL "$JH_NAME" "a program crashed (see the log)"
+		result FAIL "$J_NAME" "a program crashed (see the log)"
 	else
-		result_expect "$JH_NAME"
+		result_expect "$J_NAME"
 	fi
-}
-
-say() {
-	echo "$*" >>out
-}
-
-die() {
-	echo "$*" >&2
-	result FAIL "$JH_NAME" "$*"
-	exit 0
-}
-
-# mkimg IMG BS BLOCKS FEATURES: internal journal of 1024 blocks
-mkimg() {
-	rm -f "$1" "$1".*
-	"$MKE2FS" -F -q -o Linux -b "$2" -T ext4 -U $JH_FS_UUID \
-		-E lazy_itable_init=1 -O "$4" -J size=$(($2 / 1024)) \
-		"$1" "$3" >&2 2>&1 || die "mke2fs $1 failed"
-}
-
-ejw() {
-	"$E2JOURNAL" write "$@" >&2 || die "e2journal write $*: exit $?"
-}
-
-ejc() {
-	"$E2JOURNAL" corrupt "$@" >&2 || die "e2journal corrupt $*: exit $?"
 }
 
 # a standard log: three transactions, a revoke, csum mode $2
