@@ -92,9 +92,19 @@ static void test_crc32c_impl_name(void **state)
 
 	(void)state;
 	assert_non_null(impl);
-	assert_true(!strcmp(impl, "sse4.2") || !strcmp(impl, "sw"));
+	assert_true(!strcmp(impl, "sse4.2") || !strcmp(impl, "sw") ||
+		    !strcmp(impl, "vpclmulqdq"));
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_cpu_init();
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("sse4.2") &&
+	    __builtin_cpu_supports("pclmul") &&
+	    __builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("vpclmulqdq"))
+		assert_string_equal(impl, "vpclmulqdq");
+	else
+#endif
 	if (__builtin_cpu_supports("sse4.2"))
 		assert_string_equal(impl, "sse4.2");
 	else
