@@ -437,6 +437,39 @@ __u32 ej_crc32c(__u32 crc, const void *buf, size_t len)
 	return crc32c_get()(crc, buf, len);
 }
 
+/*
+ * Tests and benchmarks: make ej_crc32c() run @name ("sw", "sse4.2" for
+ * the crc32 instruction's streams, "vpclmulqdq"), or with NULL what this
+ * CPU would pick.  -1 when this CPU cannot run it (nothing changes).
+ */
+int ej_crc32c_use(const char *name)
+{
+	crc32c_fn_t fn = NULL;
+
+	if (!name) {
+		fn = crc32c_pick();
+	} else if (!strcmp(name, "sw")) {
+		fn = ej_crc32c_sw;
+#ifdef EJ_HAVE_CRC32C_HW
+	} else if (!strcmp(name, "sse4.2")) {
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("sse4.2"))
+			fn = __builtin_cpu_supports("pclmul") ?
+			     crc32c_hw_clmul : crc32c_hw;
+#endif
+#ifdef EJ_HAVE_CRC32C_VPCLMUL
+	} else if (!strcmp(name, "vpclmulqdq")) {
+		fn = crc32c_pick();
+		if (fn != crc32c_hw_vpclmul)
+			fn = NULL;
+#endif
+	}
+	if (!fn)
+		return -1;
+	__atomic_store_n(&crc32c_dispatch, fn, __ATOMIC_RELAXED);
+	return 0;
+}
+
 const char *ej_crc32c_impl(void)
 {
 	crc32c_fn_t fn = crc32c_get();
