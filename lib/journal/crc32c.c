@@ -9,8 +9,9 @@
  * is inverted on the way in or out, which is what libext2fs's
  * ext2fs_crc32c_le() and ext2fs_crc32_be() do and what the journal stores.
  *
- * crc32c runs on the SSE4.2 crc32 instruction when the CPU has it (picked
- * once, at the first call), otherwise on slice-by-8 tables.  Every table is
+ * crc32c runs on AVX-512 carry-less multiplies (VPCLMULQDQ) where the CPU
+ * has them, else on the SSE4.2 crc32 instruction (picked once, at the first
+ * call), otherwise on slice-by-8 tables.  Every table is
  * const and built by the compiler, so there is nothing to initialise and
  * nothing shared to race on apart from the dispatch pointer.
  */
@@ -279,6 +280,111 @@ static HW_SSE42_CLMUL __u32 crc32c_hw_clmul(__u32 crc, const void *buf,
 	return hw_crc_1way(crc, p, len);
 }
 
+#if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 8)
+#define EJ_HAVE_CRC32C_VPCLMUL	1
+#define HW_VPCLMUL	__attribute__((target( \
+	"sse4.2,pclmul,avx512f,avx512vl,vpclmulqdq")))
+
+/*
+ * Folding with carry-less multiplies, 256 bytes a round (AVX-512 with
+ * VPCLMULQDQ).  A 16-byte lane holding message bytes B, with n bytes of
+ * message after it, may be replaced by B * x^(8 * D) mod P placed D bytes
+ * further on: the crc of the whole is unchanged.  For a lane read little
+ * endian, its low quadword q0 is B's high-degree half (B = q0 x^64 + q1),
+ * so the lane moves with two products, q0 * (x^(8D + 63) mod P) and
+ * q1 * (x^(8D - 1) mod P); the constants sit bit-reflected in the upper
+ * halves of 64-bit operands, which supplies the missing factor x (the
+ * product of two reflected 64-bit values lands one bit low).  Each fits
+ * in 96 bits, so the lane stays 128 bits wide and the sum is XORed into
+ * the lane D bytes on.  Sixteen lanes (four registers) move 256 bytes at
+ * a time; at the end they are folded into one lane, whose 16 bytes the
+ * crc32 instruction then reduces with a zero register (leading zero bytes
+ * do not change a crc that starts from zero; the seed was XORed into the
+ * first four bytes, which is what a reflected crc does with it).
+ */
+#define VP_K(d)		((__u64)(d) << 32)
+#define VP_K256_0	VP_K(0xe9a5d8beU)	/* x^(8 * 256 + 63) */
+#define VP_K256_1	VP_K(0x1426a815U)	/* x^(8 * 256 - 1) */
+#define VP_K64_0	VP_K(0x1c19243bU)
+#define VP_K64_1	VP_K(0x75bba45bU)
+#define VP_K48_0	VP_K(0xa46ef4aaU)
+#define VP_K48_1	VP_K(0x6051243fU)
+#define VP_K32_0	VP_K(0x33ccbbbcU)
+#define VP_K32_1	VP_K(0xa2158b34U)
+#define VP_K16_0	VP_K(0x3743f7bdU)
+#define VP_K16_1	VP_K(0x3171d430U)
+#define VP_MIN_LEN	512	/* below this, the three crc32 streams */
+
+/* Every lane of @x moved on by the distance @k stands for, plus @d. */
+static inline HW_VPCLMUL __m512i vp_fold(__m512i x, __m512i k, __m512i d)
+{
+	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+					 _mm512_clmulepi64_epi128(x, k, 0x11),
+					 d, 0x96);
+}
+
+static inline HW_VPCLMUL __m128i vp_fold1(__m128i x, __u64 k0, __u64 k1)
+{
+	__m128i k = _mm_set_epi64x((long long)k1, (long long)k0);
+
+	return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+			     _mm_clmulepi64_si128(x, k, 0x11));
+}
+
+static HW_VPCLMUL __u32 crc32c_hw_vpclmul(__u32 crc, const void *buf,
+					  size_t len)
+{
+	const unsigned char *p = buf;
+	__m512i x0, x1, x2, x3, k;
+	__m128i f;
+
+	if (len < VP_MIN_LEN)
+		return crc32c_hw_clmul(crc, buf, len);
+	x0 = _mm512_xor_si512(_mm512_loadu_si512((const void *)p),
+			      _mm512_inserti32x4(_mm512_setzero_si512(),
+						 _mm_cvtsi32_si128((int)crc),
+						 0));
+	x1 = _mm512_loadu_si512((const void *)(p + 64));
+	x2 = _mm512_loadu_si512((const void *)(p + 128));
+	x3 = _mm512_loadu_si512((const void *)(p + 192));
+	p += 256;
+	len -= 256;
+	k = _mm512_set_epi64((long long)VP_K256_1, (long long)VP_K256_0,
+			     (long long)VP_K256_1, (long long)VP_K256_0,
+			     (long long)VP_K256_1, (long long)VP_K256_0,
+			     (long long)VP_K256_1, (long long)VP_K256_0);
+	for (; len >= 256; p += 256, len -= 256) {
+		x0 = vp_fold(x0, k, _mm512_loadu_si512((const void *)p));
+		x1 = vp_fold(x1, k, _mm512_loadu_si512((const void *)(p + 64)));
+		x2 = vp_fold(x2, k,
+			     _mm512_loadu_si512((const void *)(p + 128)));
+		x3 = vp_fold(x3, k,
+			     _mm512_loadu_si512((const void *)(p + 192)));
+	}
+	/* four registers into one, 64 bytes apart */
+	k = _mm512_set_epi64((long long)VP_K64_1, (long long)VP_K64_0,
+			     (long long)VP_K64_1, (long long)VP_K64_0,
+			     (long long)VP_K64_1, (long long)VP_K64_0,
+			     (long long)VP_K64_1, (long long)VP_K64_0);
+	x1 = vp_fold(x0, k, x1);
+	x2 = vp_fold(x1, k, x2);
+	x3 = vp_fold(x2, k, x3);
+	/* its four lanes into the last one, 48, 32 and 16 bytes on */
+	f = _mm_xor_si128(vp_fold1(_mm512_extracti32x4_epi32(x3, 0),
+				   VP_K48_0, VP_K48_1),
+			  vp_fold1(_mm512_extracti32x4_epi32(x3, 1),
+				   VP_K32_0, VP_K32_1));
+	f = _mm_ternarylogic_epi64(f, vp_fold1(_mm512_extracti32x4_epi32(x3, 2),
+					       VP_K16_0, VP_K16_1),
+				   _mm512_extracti32x4_epi32(x3, 3), 0x96);
+	crc = (__u32)_mm_crc32_u64(0, (__u64)_mm_cvtsi128_si64(f));
+	crc = (__u32)_mm_crc32_u64(crc,
+				   (__u64)_mm_cvtsi128_si64(
+					   _mm_unpackhi_epi64(f, f)));
+	return crc32c_hw_clmul(crc, p, len);
+}
+#endif
+
 /* SSE4.2 without PCLMULQDQ (first Nehalems): one stream only. */
 static HW_SSE42 __u32 crc32c_hw(__u32 crc, const void *buf, size_t len)
 {
@@ -300,6 +406,13 @@ static crc32c_fn_t crc32c_pick(void)
 #ifdef EJ_HAVE_CRC32C_HW
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("sse4.2")) {
+#ifdef EJ_HAVE_CRC32C_VPCLMUL
+		if (__builtin_cpu_supports("pclmul") &&
+		    __builtin_cpu_supports("avx512f") &&
+		    __builtin_cpu_supports("avx512vl") &&
+		    __builtin_cpu_supports("vpclmulqdq"))
+			return crc32c_hw_vpclmul;
+#endif
 		if (__builtin_cpu_supports("pclmul"))
 			return crc32c_hw_clmul;
 		return crc32c_hw;
@@ -324,7 +437,46 @@ __u32 ej_crc32c(__u32 crc, const void *buf, size_t len)
 	return crc32c_get()(crc, buf, len);
 }
 
+/*
+ * Tests and benchmarks: make ej_crc32c() run @name ("sw", "sse4.2" for
+ * the crc32 instruction's streams, "vpclmulqdq"), or with NULL what this
+ * CPU would pick.  -1 when this CPU cannot run it (nothing changes).
+ */
+int ej_crc32c_use(const char *name)
+{
+	crc32c_fn_t fn = NULL;
+
+	if (!name) {
+		fn = crc32c_pick();
+	} else if (!strcmp(name, "sw")) {
+		fn = ej_crc32c_sw;
+#ifdef EJ_HAVE_CRC32C_HW
+	} else if (!strcmp(name, "sse4.2")) {
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("sse4.2"))
+			fn = __builtin_cpu_supports("pclmul") ?
+			     crc32c_hw_clmul : crc32c_hw;
+#endif
+#ifdef EJ_HAVE_CRC32C_VPCLMUL
+	} else if (!strcmp(name, "vpclmulqdq")) {
+		fn = crc32c_pick();
+		if (fn != crc32c_hw_vpclmul)
+			fn = NULL;
+#endif
+	}
+	if (!fn)
+		return -1;
+	__atomic_store_n(&crc32c_dispatch, fn, __ATOMIC_RELAXED);
+	return 0;
+}
+
 const char *ej_crc32c_impl(void)
 {
-	return crc32c_get() == ej_crc32c_sw ? "sw" : "sse4.2";
+	crc32c_fn_t fn = crc32c_get();
+
+#ifdef EJ_HAVE_CRC32C_VPCLMUL
+	if (fn == crc32c_hw_vpclmul)
+		return "vpclmulqdq";
+#endif
+	return fn == ej_crc32c_sw ? "sw" : "sse4.2";
 }

@@ -28,6 +28,8 @@
 const char *ej_crc32c_impl(void);
 /* The portable implementation, always available (for cross-checks). */
 __u32 ej_crc32c_sw(__u32 crc, const void *buf, size_t len);
+/* Tests: run the named implementation (NULL: the CPU's pick); -1: none. */
+int ej_crc32c_use(const char *name);
 
 /* ------------------------------------------------------------------ */
 /* Journal superblock (jsb.c)                                          */

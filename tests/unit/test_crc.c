@@ -92,9 +92,19 @@ static void test_crc32c_impl_name(void **state)
 
 	(void)state;
 	assert_non_null(impl);
-	assert_true(!strcmp(impl, "sse4.2") || !strcmp(impl, "sw"));
+	assert_true(!strcmp(impl, "sse4.2") || !strcmp(impl, "sw") ||
+		    !strcmp(impl, "vpclmulqdq"));
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_cpu_init();
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("sse4.2") &&
+	    __builtin_cpu_supports("pclmul") &&
+	    __builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("vpclmulqdq"))
+		assert_string_equal(impl, "vpclmulqdq");
+	else
+#endif
 	if (__builtin_cpu_supports("sse4.2"))
 		assert_string_equal(impl, "sse4.2");
 	else
@@ -205,6 +215,44 @@ static void test_crc_detects_bit_flips(void **state)
 	free(buf);
 }
 
+/*
+ * Every implementation this CPU can run, not only the one it picks: the
+ * crc32 streams stay checked on CPUs that fold with VPCLMULQDQ.
+ */
+static void test_crc_each_impl(void **state)
+{
+	static const char *const names[] = { "sw", "sse4.2", "vpclmulqdq" };
+	unsigned char *buf = random_buf(MAX_LEN + MAX_MISALIGN, 9);
+	const char *best = ej_crc32c_impl();
+	__u64 rng = 10, r;
+	size_t i, len;
+	int k, ran = 0;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (ej_crc32c_use(names[i]))
+			continue;
+		ran++;
+		assert_string_equal(ej_crc32c_impl(), names[i]);
+		for (len = 0; len <= 4200; len += 7)
+			check_one(buf + len % MAX_MISALIGN, len,
+				  (__u32)rng_next(&rng));
+		for (k = 0; k < 500; k++) {
+			r = rng_next(&rng);
+			check_one(buf + (r >> 60), (size_t)(r % (MAX_LEN + 1)),
+				  (__u32)(r >> 20));
+		}
+		check_one(buf, 65536 > MAX_LEN ? MAX_LEN : 65536, ~0U);
+	}
+	assert_int_equal(ej_crc32c_use(NULL), 0);
+	assert_string_equal(ej_crc32c_impl(), best);
+	assert_int_equal(ej_crc32c_use("no-such"), -1);
+	assert_string_equal(ej_crc32c_impl(), best);
+	/* the portable one at least, and the one picked */
+	assert_true(ran >= (strcmp(best, "sw") ? 2 : 1));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_crc_block_sizes),
 		cmocka_unit_test(test_crc_chaining),
 		cmocka_unit_test(test_crc_detects_bit_flips),
+		cmocka_unit_test(test_crc_each_impl),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
