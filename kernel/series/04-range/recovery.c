@@ -850,19 +850,18 @@ static int fc_pass(journal_t *journal, struct recovery_info *info,
 	return err < 0 ? err : 0;
 }
 
-/* Report every transaction. */
+/* Count the transactions replayed, and the last of them. */
 static void report_txns(journal_t *journal, struct recovery_info *info)
 {
 	unsigned int i;
 
 	for (i = 0; i < info->nr_txn; i++) {
-		struct jbd2_txn_info ti = info->txn[i].ti;
+		const struct jbd2_txn_info *ti = &info->txn[i].ti;
 
-		if (ti.replay) {
-			journal->j_replay_last = ti.tid;
+		if (ti->replay) {
+			journal->j_replay_last = ti->tid;
 			journal->j_replay_nr_txns++;
 		}
-		jbd2_recovery_txn(journal, &ti);
 	}
 }
 
