@@ -80,4 +80,20 @@ else
 	cat "$work/out"
 	bad "an identical copy of kernel/series does not agree"
 fi
+# A patch whose diff of recovery.c does not start from the blob the
+# patch before it left (patch 5's "index" line names another old blob):
+# the chain would not apply.
+mkdir -p "$work/p"
+cp -r "$top_srcdir/kernel/patches-6.1" "$work/p/"
+p5=$(ls "$work"/p/patches-6.1/0005-*.patch)
+sed -i '/^index [0-9a-f]*\.\./s/^index [0-9a-f]/index f/' "$p5"
+cmp -s "$p5" "$(ls "$top_srcdir"/kernel/patches-6.1/0005-*.patch)" && bad "sed changed nothing"
+if MKSERIES_PATCHES=$work/p $mk --check 6.1 >"$work/out" 2>&1; then
+	bad "a broken chain passes the check"
+elif grep -q "0005-.*does not start where the patch before it left the file" "$work/out"; then
+	ok "a patch that does not start from its predecessor's recovery.c fails the check"
+else
+	cat "$work/out"
+	bad "a broken chain fails, but not for the chain"
+fi
 [ "$fails" -eq 0 ]

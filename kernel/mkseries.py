@@ -53,6 +53,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 SERIES = os.environ.get("MKSERIES_SERIES", os.path.join(HERE, "series"))
+# Where patches-KVER/ are read by --check (kernel/check-series.sh points
+# it at a damaged copy).
+PATCHES = os.environ.get("MKSERIES_PATCHES", HERE)
 # The environment may name other copies (kernel/check-series.sh shows
 # with them that the check fails when the series and the files disagree).
 RECOVERY_C = os.environ.get("MKSERIES_RECOVERY_C",
@@ -312,7 +315,7 @@ def file_diffs(patch_text):
 
 
 def check(kver, full, tarball, gittree):
-    outdir = os.path.join(HERE, "patches-%s" % kver)
+    outdir = os.path.join(PATCHES, "patches-%s" % kver)
     errs = []
     if not os.path.isdir(outdir):
         die("%s missing: run kernel/mkseries.py %s" % (outdir, kver))
