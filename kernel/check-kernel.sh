@@ -14,7 +14,12 @@
 # checks the mount outcome, the kernel messages, the error state left in
 # the superblock, and that every filesystem block outside the
 # superblocks, group descriptors and journal equals what
-# `e2journal replay --policy P` makes of another copy.
+# `e2journal replay --policy P` makes of another copy.  The kernels of
+# the steps before it (patches 2-9: the hooks, then recovery.c coming in
+# step by step) boot on the same images beside the stock kernel, in the
+# same run: every mount must give the stock kernel's result (outcome,
+# superblock state, needs_recovery, blocks, messages) but for the rows a
+# step has introduced so far (stock_differs below).
 #
 # Everything big (the source's git tree, the build directories, the
 # images) lives under BUILDDIR/kernel/.cache, so a second run after a
@@ -33,7 +38,10 @@ Options:
   --stock        build and test the unpatched kernel instead, to record
                  what it does
   --last-only    build only the last commit of the series (a quick rerun;
-                 the others are built when their tree has never been)
+                 the others are built when their tree has never been);
+                 no image tests of the steps before it
+  --no-steps     no image tests of the intermediate steps against the
+                 stock kernel (see "stock_differs")
   --tests LIST   run only these tests (space-separated names; "list" lists)
   --jobs N       make -jN, and N boots at a time [2]
   --no-install   never run apt-get; fail if a tool is missing
@@ -57,6 +65,7 @@ builddir=.
 kver=${KVER:-6.1}
 stock=0
 last_only=0
+steps=1
 only_tests=""
 jobs=2
 install=1
@@ -71,6 +80,7 @@ while [[ $# -gt 0 ]]; do
 	--kver) kver=$2; shift 2 ;;
 	--stock) stock=1; shift ;;
 	--last-only) last_only=1; shift ;;
+	--no-steps) steps=0; shift ;;
 	--tests) only_tests=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--no-install) install=0; shift ;;
@@ -208,7 +218,10 @@ check_series() {
 apply_series() {
 	local -a pats
 	mapfile -t pats < <(series_patches)
-	if [[ ! -e $amtree/.git ]]; then
+	# (again when its .git names a repository that is gone: a cache
+	# made through another path)
+	if [[ ! -e $amtree/.git ]] ||
+	   ! git -C "$amtree" rev-parse --git-dir >/dev/null 2>&1; then
 		rm -rf "$amtree"
 		git -C "$tree" worktree prune
 		git -C "$tree" worktree add -q --no-checkout --detach "$amtree" pristine
@@ -341,9 +354,10 @@ build_w1() {	# build_w1 COMMIT LABEL
 }
 
 # Every commit of the series, in order; the last one's kernel is kept as
-# $cache/linux-patched for KUnit and the image tests.
+# $cache/linux-patched for KUnit and the image tests, and those of the
+# steps stock_differs names as $cache/linux-step-N (N: the patch).
 build_series() {
-	local i n=${#commits[@]} label
+	local i n=${#commits[@]} label bin
 	kernel=$cache/linux-patched
 	for ((i = 0; i < n; i++)); do
 		label="patch $((i + 1))/$n"
@@ -353,7 +367,11 @@ build_series() {
 				log "  $label: not built (--last-only)"
 				continue
 			fi
-			build_commit "${commits[$i]}" "$label" || true
+			bin=""
+			if [[ $steps -eq 1 && -n ${stock_differs[${step_names[$i]}]+set} ]]; then
+				bin=$cache/linux-step-$((i + 1))
+			fi
+			build_commit "${commits[$i]}" "$label" $bin || true
 		else
 			build_commit "${commits[$i]}" "$label" "$kernel" ||
 				die "the last commit does not build"
@@ -382,6 +400,7 @@ checkpatch() {
 # ------------------------------------------------------------ results
 npass=0
 nfail=0
+cur_step=""	# the step whose kernel run_one checks against stock
 pass() { npass=$((npass + 1)); log "PASS $*"; }
 fail() { nfail=$((nfail + 1)); log "FAIL $*"; }
 
@@ -862,6 +881,34 @@ expect seed_commit4@remount-ro replay-all ro yes \
 expect seed_commit4@panic replay-all panic yes \
 	"$corrupt_msg 4 on" 'Kernel panic - not syncing: EXT4-fs \(device ubda\): panic forced after error'
 
+# ------------------------------------------------------------ steps
+# The intermediate commits of the series boot on the same images as the
+# stock kernel, each image under the three policies in one boot, and
+# each mount must give what the stock kernel gives on that image
+# (results-stock.tsv of the same run: mount outcome, superblock state,
+# needs_recovery, which of e2journal's results the blocks match, the
+# kernel's messages) but for the runs "TEST/POLICY" a step lists here:
+# the rows it and the steps before it have introduced.  A step not
+# listed is not image-tested (the last commit has its expectations
+# above).  Patches 2 and 3 list nothing: no change in behaviour.
+declare -A stock_differs
+stock_differs[02-hooks]=""
+stock_differs[03-passes]=""
+# Policy-blind steps (recovery.c does not read the parameter yet).
+stock_differs[04-range]=$(echo {tag_past_end,tag_in_journal}/{replay-all,stop,refuse})
+stock_differs[05-stop-flag]="${stock_differs[04-range]} $(echo async_torn/{replay-all,stop,refuse})"
+# replay-all (and refuse, the same until 09) for commit blocks; under
+# stop the "Invalid checksum found in transaction" line goes.
+stock_differs[06-replay-all]="${stock_differs[05-stop-flag]} bad_descr_csum/stop"
+stock_differs[06-replay-all]+=" $(echo {seed_commit4,seed_revoke,bad_data_csum,bad_descr_csum,torn_commit}/{replay-all,refuse})"
+# 6.12: stop no longer takes a torn commit, and says "in log".
+[[ $kver != 6.12 ]] ||
+	stock_differs[06-replay-all]+=" torn_commit/stop bad_data_csum/stop"
+stock_differs[07-garbled]="${stock_differs[06-replay-all]} garbled_commit/replay-all garbled_commit/refuse"
+stock_differs[08-descriptors]=${stock_differs[07-garbled]}
+stock_differs[09-refuse]=${stock_differs[08-descriptors]}
+mapfile -t step_names < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/series/series")
+
 # ------------------------------------------------------------ comparing
 # Blocks whose content may legitimately differ between the kernel's
 # result and e2journal's: superblocks, group descriptors (with reserved
@@ -1069,8 +1116,8 @@ run_one() {
 	state=$(fs_state "$img")
 	nr=$(needs_recovery "$img")
 
-	if [[ $stock -eq 1 ]]; then
-		# Record what the stock kernel does; nothing is expected of it.
+	if [[ $stock -eq 1 || -n $cur_step ]]; then
+		# Which of e2journal's results (or none) the blocks match.
 		okref=""
 		for p in replay-all stop refuse; do
 			diffs=$(diff_blocks "$img" "$imgdir/$t.ref-$p.img" "$imgdir/$t.excl")
@@ -1079,7 +1126,14 @@ run_one() {
 		[[ -z $(diff_blocks "$img" "$imgdir/$t.img" "$imgdir/$t.excl") ]] &&
 			okref+="${okref:+,}original"
 		record "$name" "$got" "$state" "$nr" "${okref:-none}" "$blog"
+	fi
+	if [[ $stock -eq 1 ]]; then
+		# Record what the stock kernel does; nothing is expected of it.
 		pass "$name: recorded (mount $got, state '$state', blocks = ${okref:-none}, boot ${secs})"
+		return 0
+	fi
+	if [[ -n $cur_step ]]; then
+		step_compare "$name" "$t" "$policy" "$(tail -1 "$results" | cut -f2-)"
 		return 0
 	fi
 
@@ -1214,12 +1268,71 @@ check_extra() {	# check_extra TEST POLICY IMG
 	[[ -z $extra_bad ]]
 }
 
+# A step's mount against the stock kernel's mount of the same image.
+step_compare() {	# step_compare NAME TEST POLICY "FIELDS 2-6 OF ITS RECORD"
+	local name="$cur_step: $1" want
+	want=$(awk -F'\t' -v n="$2/replay-all" '$1 == n' "$stock_results" | cut -f2-)
+	if [[ -z $want ]]; then
+		fail "$name: the stock kernel's result is missing"
+	elif [[ " $(echo ${stock_differs[$cur_step]}) " == *" $2/$3 "* ]]; then
+		if [[ $4 == "$want" ]]; then
+			pass "$name: as stock (the step may change it)"
+		else
+			pass "$name: changed by the series so far, as listed: $(cut -f1-4 <<<"$4" | tr '\t' ' ')"
+		fi
+	elif [[ $4 == "$want" ]]; then
+		pass "$name: as stock ($(cut -f1-4 <<<"$4" | tr '\t' ' '))"
+	else
+		fail "$name: differs from stock: got [$4], stock [$want] (log: $rundir/${2}.$3.log)"
+	fi
+}
+
 # One line per run in $results, for kernel/README.md's table.
 record() {	# record NAME MOUNT STATE NEEDS_RECOVERY BLOCKS LOG
 	local msgs
 	msgs=$(grep -E 'JBD2:|EXT4-fs (error|\(ubda\): (error|mounting|recovery))|Kernel panic' "$6" |
 		grep -vE '^\[|^@@' | sed 's/ *$//' | sort -u | head -6 | paste -sd '|' - || true)
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$msgs" >>"$results"
+}
+
+# The stock kernel, then each step stock_differs names, on every image:
+# the stock kernel once per image (it has no policy), a step under each
+# policy in one boot.
+run_steps() {
+	local i t k n=${#commits[@]} w1=0
+	local -a sruns=() runs=()
+	stock_results=$cache/results-stock.tsv
+	t_build=$(now)
+	build_commit pristine "stock $kver" "$cache/linux-stock" ||
+		{ fail "the stock kernel does not build: no step tests"; return 0; }
+	for t in $tests; do
+		sruns+=("$t replay-all")
+		runs+=("$t replay-all;$t stop;$t refuse")
+	done
+	kernel=$cache/linux-stock rundir=$cache/run-stock results=$stock_results stock=1
+	rm -rf "$rundir"
+	mkdir -p "$rundir"
+	: >"$results"
+	run_all "${sruns[@]}"
+	stock=0
+	step "stock kernel's results (results: $stock_results)"
+	for ((i = 0; i < n - 1; i++)); do
+		cur_step=${step_names[$i]}
+		[[ -n ${stock_differs[$cur_step]+set} ]] || continue
+		k=$cache/linux-step-$((i + 1))
+		if [[ ! -x $k || $(cat "$k.key" 2>/dev/null) != "$(build_key "${commits[$i]}" linux)" ]]; then
+			fail "patch $((i + 1)) ($cur_step): no kernel built of it"
+			continue
+		fi
+		kernel=$k rundir=$cache/run-step-$((i + 1))
+		results=$cache/results-step-$((i + 1)).tsv
+		rm -rf "$rundir"
+		mkdir -p "$rundir"
+		: >"$results"
+		run_all "${runs[@]}"
+		step "patch $((i + 1)) ($cur_step) against stock (results: $results)"
+	done
+	cur_step=""
 }
 
 # ------------------------------------------------------------ main
@@ -1296,6 +1409,10 @@ main() {
 	done
 	run_all "${runs[@]}"
 	step "tests run (results: $results)"
+
+	if [[ $stock -eq 0 && -z $kernel_bin && $steps -eq 1 && $last_only -eq 0 ]]; then
+		run_steps
+	fi
 
 	echo "$npass passed, $nfail failed"
 	[[ $nfail -eq 0 ]]

@@ -4,8 +4,8 @@
 # what kernel/mkseries.py makes of e2fsck/recovery.c,
 # lib/journal/jbd2_policy.h and kernel/series (no kernel source needed:
 # the patches carry full blob ids).  Then shows that the check can fail:
-# with a copy of recovery.c or of the policy header differing in one
-# byte, it must.
+# with a copy of recovery.c, of the policy header or of an intermediate
+# step's recovery.c differing in one byte, it must.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 mk="python3 $top_srcdir/kernel/mkseries.py"
@@ -56,5 +56,44 @@ elif grep -q "jbd2_policy.h's definitions" "$work/out"; then
 else
 	cat "$work/out"
 	bad "a changed jbd2_policy.h fails, but not for its content"
+fi
+# One byte of an intermediate step's recovery.c changed (a copy of
+# kernel/series with 04-range/recovery.c one letter off).
+cp -r "$top_srcdir/kernel/series" "$work/series"
+sed '3s/journal/jOurnal/' "$top_srcdir/kernel/series/04-range/recovery.c" \
+	>"$work/series/04-range/recovery.c"
+cmp -s "$work/series/04-range/recovery.c" "$top_srcdir/kernel/series/04-range/recovery.c" &&
+	bad "sed changed nothing"
+if MKSERIES_SERIES=$work/series $mk --check 6.1 >"$work/out" 2>&1; then
+	bad "a changed intermediate recovery.c passes the check"
+elif grep -q "fs/jbd2/recovery.c is not kernel/series/04-range/recovery.c" "$work/out"; then
+	ok "a changed intermediate recovery.c fails the check (the step's blob is not its)"
+else
+	cat "$work/out"
+	bad "a changed intermediate recovery.c fails, but not for its content"
+fi
+# The unchanged copy agrees (the control: the check follows MKSERIES_SERIES).
+cp "$top_srcdir/kernel/series/04-range/recovery.c" "$work/series/04-range/recovery.c"
+if MKSERIES_SERIES=$work/series $mk --check 6.1 >"$work/out" 2>&1; then
+	ok "an identical copy of kernel/series agrees"
+else
+	cat "$work/out"
+	bad "an identical copy of kernel/series does not agree"
+fi
+# A patch whose diff of recovery.c does not start from the blob the
+# patch before it left (patch 5's "index" line names another old blob):
+# the chain would not apply.
+mkdir -p "$work/p"
+cp -r "$top_srcdir/kernel/patches-6.1" "$work/p/"
+p5=$(ls "$work"/p/patches-6.1/0005-*.patch)
+sed -i '/^index [0-9a-f]*\.\./s/^index [0-9a-f]/index f/' "$p5"
+cmp -s "$p5" "$(ls "$top_srcdir"/kernel/patches-6.1/0005-*.patch)" && bad "sed changed nothing"
+if MKSERIES_PATCHES=$work/p $mk --check 6.1 >"$work/out" 2>&1; then
+	bad "a broken chain passes the check"
+elif grep -q "0005-.*does not start where the patch before it left the file" "$work/out"; then
+	ok "a patch that does not start from its predecessor's recovery.c fails the check"
+else
+	cat "$work/out"
+	bad "a broken chain fails, but not for the chain"
 fi
 [ "$fails" -eq 0 ]

@@ -10,7 +10,10 @@ The series is made, never hand-edited, from:
   - the pristine kernel files it touches (from Debian's
     /usr/src/linux-source-KVER.tar.xz, or --git TREE: a git tree of that
     source with a "pristine" tag),
-  - e2fsck/recovery.c, which becomes fs/jbd2/recovery.c byte for byte,
+  - e2fsck/recovery.c, which becomes fs/jbd2/recovery.c byte for byte
+    at the last step that changes it; the steps before it bring in
+    intermediate versions, each a whole file kept in its step's
+    directory,
   - lib/journal/jbd2_policy.h, whose definitions go into
     include/linux/jbd2.h as they are (one source for both),
   - kernel/series/: for each step a directory holding "message" (the
@@ -22,6 +25,8 @@ The series is made, never hand-edited, from:
 ops lines:
   policy                 put jbd2_policy.h's definitions into jbd2.h
   recovery               fs/jbd2/recovery.c := e2fsck/recovery.c
+  file PATH NAME         PATH := NAME in the step's directory (an
+                         intermediate version of a file, whole)
   copy PATH              PATH := kernel/series/files/PATH
   patch DIFF [-R]        apply DIFF (relative to the step) with patch -p1
 
@@ -31,7 +36,9 @@ that the check below can prove what the series' files are without the
 kernel source).  SOURCES in the output lists the hash of every input;
 --check fails when an input changed and the series was not regenerated,
 or when the blob a patch gives recovery.c, the policy definitions in
-jbd2.h or a new file is not the project's.
+jbd2.h, a new file or an intermediate file is not the project's, or
+when a step's diff of a file does not start from the blob the step
+before it left (the chain would not apply).
 """
 
 import argparse
@@ -45,7 +52,10 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-SERIES = os.path.join(HERE, "series")
+SERIES = os.environ.get("MKSERIES_SERIES", os.path.join(HERE, "series"))
+# Where patches-KVER/ are read by --check (kernel/check-series.sh points
+# it at a damaged copy).
+PATCHES = os.environ.get("MKSERIES_PATCHES", HERE)
 # The environment may name other copies (kernel/check-series.sh shows
 # with them that the check fails when the series and the files disagree).
 RECOVERY_C = os.environ.get("MKSERIES_RECOVERY_C",
@@ -113,17 +123,31 @@ def inputs(kver):
         for op in step_ops(step):
             if op[0] == "copy":
                 files.append(variant(os.path.join(SERIES, "files", op[1]), kver))
+            elif op[0] == "file":
+                files.append(variant(os.path.join(d, op[2]), kver))
             elif op[0] == "patch":
                 files.append(variant(os.path.normpath(os.path.join(d, op[1])), kver))
     return files
 
 
+def input_name(f):
+    """How SOURCES names an input: kernel/series/... for the steps'
+    files wherever MKSERIES_SERIES puts them."""
+    if f == RECOVERY_C:
+        return "e2fsck/recovery.c"
+    if f == POLICY_H:
+        return "lib/journal/jbd2_policy.h"
+    rel = os.path.relpath(f, SERIES)
+    if not rel.startswith(".."):
+        return os.path.join("kernel", "series", rel)
+    return os.path.relpath(f, TOP)
+
+
 def sources_text(kver):
     lines = ["# sha256 of every input of this series (kernel/mkseries.py)"]
-    names = {RECOVERY_C: "e2fsck/recovery.c", POLICY_H: "lib/journal/jbd2_policy.h"}
     for f in inputs(kver):
         h = hashlib.sha256(read(f, "rb")).hexdigest()
-        lines.append("%s  %s" % (h, names.get(f, os.path.relpath(f, TOP))))
+        lines.append("%s  %s" % (h, input_name(f)))
     return "\n".join(lines) + "\n"
 
 
@@ -133,7 +157,7 @@ def touched(kver):
     for step in steps():
         d = os.path.join(SERIES, step)
         for op in step_ops(step):
-            if op[0] == "copy":
+            if op[0] in ("copy", "file"):
                 paths.add(op[1])
             elif op[0] == "patch":
                 diff = read(variant(os.path.normpath(os.path.join(d, op[1])), kver))
@@ -199,6 +223,10 @@ def do_op(kver, step, op, repo):
         dst = os.path.join(repo, op[1])
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         shutil.copyfile(variant(os.path.join(SERIES, "files", op[1]), kver), dst)
+    elif op[0] == "file":
+        dst = os.path.join(repo, op[1])
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(variant(os.path.join(d, op[2]), kver), dst)
     elif op[0] == "patch":
         diff = variant(os.path.normpath(os.path.join(d, op[1])), kver)
         args = ["patch", "-p1", "-s", "-F0", "--no-backup-if-mismatch", "-r", "-",
@@ -274,19 +302,20 @@ def blob_id(data):
 
 
 def file_diffs(patch_text):
-    """{path: (new blob id, added lines)} of one patch."""
+    """{path: (old blob id, new blob id, added lines)} of one patch."""
     out = {}
     for part in re.split(r"^diff --git ", patch_text, flags=re.M)[1:]:
         m = re.match(r"a/(\S+) b/(\S+)\n", part)
-        idx = re.search(r"^index [0-9a-f]+\.\.([0-9a-f]+)", part, re.M)
+        idx = re.search(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)", part, re.M)
         added = [l[1:] for l in part.splitlines() if l.startswith("+")
                  and not l.startswith("+++ ")]
-        out[m.group(2)] = (idx.group(1) if idx else None, added)
+        out[m.group(2)] = (idx.group(1) if idx else None,
+                           idx.group(2) if idx else None, added)
     return out
 
 
 def check(kver, full, tarball, gittree):
-    outdir = os.path.join(HERE, "patches-%s" % kver)
+    outdir = os.path.join(PATCHES, "patches-%s" % kver)
     errs = []
     if not os.path.isdir(outdir):
         die("%s missing: run kernel/mkseries.py %s" % (outdir, kver))
@@ -304,7 +333,10 @@ def check(kver, full, tarball, gittree):
     body = policy_body().splitlines()
     for n, step in zip(names, steps()):
         diffs = file_diffs(read(os.path.join(outdir, n)))
-        for path, (blob, added) in diffs.items():
+        for path, (old, blob, added) in diffs.items():
+            if path in last and old != last[path]:
+                errs.append("patches-%s/%s: its %s does not start where the patch "
+                            "before it left the file" % (kver, n, path))
             last[path] = blob
             if path == "include/linux/jbd2.h" and ["policy"] in step_ops(step):
                 for i in range(len(added) - len(body) + 1):
@@ -317,8 +349,15 @@ def check(kver, full, tarball, gittree):
     if not policy_ok:
         errs.append("patches-%s: jbd2.h does not receive lib/journal/jbd2_policy.h's "
                     "definitions as they are" % kver)
-    for step in steps():
+    for n, step in zip(names, steps()):
+        d = os.path.join(SERIES, step)
         for op in step_ops(step):
+            if op[0] == "file":
+                f = variant(os.path.join(d, op[2]), kver)
+                got = file_diffs(read(os.path.join(outdir, n))).get(op[1])
+                if not got or got[1] != blob_id(read(f, "rb")):
+                    errs.append("patches-%s/%s: its %s is not %s"
+                                % (kver, n, op[1], input_name(f)))
             if op[0] == "copy":
                 want = blob_id(read(variant(os.path.join(SERIES, "files", op[1]), kver), "rb"))
                 if last.get(op[1]) != want:
