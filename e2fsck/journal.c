@@ -888,16 +888,23 @@ static void say_replayed_anyway(struct e2fsck_ctx *ctx, journal_t *j)
 
 /*
  * -n: nothing is written, but say what the replay would do.  e2fsck then
- * skips the replay and checks the filesystem as it stands.
+ * skips the replay and checks the filesystem as it stands.  Under "stop"
+ * the output is e2fsprogs' own, which says nothing here: the rehearsal is
+ * then only made for a report file (-E journal_report=).
  */
 static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 {
+	int quiet = ctx->policy == JBD2_POLICY_STOP;
 	journal_t *j;
 	char *text = NULL;
 	errcode_t err;
 	int ret;
 
+	if (quiet && !ctx->report_file)
+		return;
 	if (st->fast_commits) {
+		if (quiet)
+			return;
 		log_out(ctx,
 			"%s: the journal holds fast commits, which only e2fsprogs' e2fsck replays\n",
 			ctx->device_name);
@@ -912,14 +919,15 @@ static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 		return;
 	}
 	/* before the rehearsal, so that what it prints comes under it */
-	log_out(ctx,
-		"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
-		ctx->device_name, ej_policy_name(ctx->policy));
+	if (!quiet)
+		log_out(ctx,
+			"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
+			ctx->device_name, ej_policy_name(ctx->policy));
 	ret = jbd2_journal_recover(j);
-	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC)
+	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC && !quiet)
 		e2f_com_err(ctx, ctx->program_name, -ret,
 			"while reading the journal of %s", ctx->device_name);
-	if (!ej_report_text(ej_journal_report(j), 0, &text))
+	if (!quiet && !ej_report_text(ej_journal_report(j), 0, &text))
 		log_out(ctx, "%s", text);
 	free(text);
 	write_report(ctx, j);
