@@ -916,8 +916,9 @@ def broad_header(rnd, index):
                             if n <= blocks // 4] or [1024])
     lines = ["# broad recipe %d" % index,
              "fs %d %d %s" % (bs, blocks, ",".join(feats)),
-             "journal %s %d" % ("external" if external else "internal",
-                                jsize),
+             "journal %s %d%s" % ("external" if external else "internal",
+                                  jsize, " nousers" if external and
+                                  rnd.random() < 0.2 else ""),
              "csum %s" % csum,
              "seed %d" % rnd.getrandbits(32)]
     if csum == "v1" and rnd.random() < 0.5:
