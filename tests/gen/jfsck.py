@@ -104,6 +104,7 @@ FSCK_TIMEOUT = 30       # seconds, any e2fsck; e2fsprogs can loop for ever
 E2JOURNAL = ENV.get("E2JOURNAL", "")
 STRICT_SB = False       # --broad: superblocks byte for byte (clock aside)
 TALLY = {}              # axis -> value -> cases, for the closing summary
+REPLAY_JSB = False      # --replay-jsb: check 4 on journal superblock damage
 
 
 def log(msg):
@@ -667,7 +668,7 @@ def compare_replay(b, dmg, dimg, djnl, work, where):
     the image and journal byte for byte but for the superblock's
     s_kbytes_written and so its checksum, and e2fsprogs' superblock state
     and error fields, which e2fsck sets and e2journal reports instead."""
-    if not E2JOURNAL or dmg.jsb:
+    if not E2JOURNAL or (dmg.jsb and not REPLAY_JSB):
         # a journal superblock the opener finds unusable: e2journal
         # refuses it (POLICY.md), e2fsck's own checks decide before any
         # replay
@@ -1034,9 +1035,15 @@ def main():
                     "always compared, superblocks byte for byte and "
                     "e2journal replay --policy stop against -E "
                     "journal_only")
+    ap.add_argument("--replay-jsb", action="store_true",
+                    help="compare e2journal replay --policy stop with "
+                    "e2fsck -E journal_only on journal superblock damage "
+                    "too (counted: e2journal refuses what its opener finds "
+                    "unusable, e2fsprogs may replay it)")
     a = ap.parse_args()
-    global STRICT_SB
+    global STRICT_SB, REPLAY_JSB
     STRICT_SB = a.broad
+    REPLAY_JSB = a.replay_jsb
     kinds = a.kinds.split(",") if a.kinds else \
         (BROAD_KINDS if a.broad else KINDS)
     if set(kinds) - set(BROAD_KINDS):
