@@ -980,8 +980,10 @@ def run_case(seed, i, work, kinds, broad=False):
         # (row 1 of the decision table: replayed, flagged); a damaged
         # journal superblock has its own rules (see check_all)
         desc += ", debugfs v1 checksums"
-        if not dmg.jsb and any(t["committed"] and t["revoke"] and t["tid"] is not None and
-               t["no"] not in dmg.excluded for t in b.txns):
+        if not dmg.jsb and any(t["committed"] and t["revoke"] and
+                               t["tid"] is not None and
+                               t["no"] not in dmg.excluded
+                               for t in b.txns):
             dmg.flagged = True
     where = "seed %s %s: %s" % (seed, desc, dmg.what)
     for who in ("ref", "stop", "all"):
