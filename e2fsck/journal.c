@@ -888,16 +888,23 @@ static void say_replayed_anyway(struct e2fsck_ctx *ctx, journal_t *j)
 
 /*
  * -n: nothing is written, but say what the replay would do.  e2fsck then
- * skips the replay and checks the filesystem as it stands.
+ * skips the replay and checks the filesystem as it stands.  Under "stop"
+ * the output is e2fsprogs' own, which says nothing here: the rehearsal is
+ * then only made for a report file (-E journal_report=).
  */
 static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 {
+	int quiet = ctx->policy == JBD2_POLICY_STOP;
 	journal_t *j;
 	char *text = NULL;
 	errcode_t err;
 	int ret;
 
+	if (quiet && !ctx->report_file)
+		return;
 	if (st->fast_commits) {
+		if (quiet)
+			return;
 		log_out(ctx,
 			"%s: the journal holds fast commits, which only e2fsprogs' e2fsck replays\n",
 			ctx->device_name);
@@ -912,14 +919,15 @@ static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 		return;
 	}
 	/* before the rehearsal, so that what it prints comes under it */
-	log_out(ctx,
-		"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
-		ctx->device_name, ej_policy_name(ctx->policy));
+	if (!quiet)
+		log_out(ctx,
+			"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
+			ctx->device_name, ej_policy_name(ctx->policy));
 	ret = jbd2_journal_recover(j);
-	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC)
+	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC && !quiet)
 		e2f_com_err(ctx, ctx->program_name, -ret,
 			"while reading the journal of %s", ctx->device_name);
-	if (!ej_report_text(ej_journal_report(j), 0, &text))
+	if (!quiet && !ej_report_text(ej_journal_report(j), 0, &text))
 		log_out(ctx, "%s", text);
 	free(text);
 	write_report(ctx, j);
@@ -1120,6 +1128,41 @@ static void count_replay_start(struct e2fsck_ctx *ctx)
 {
 	ctx->count_kbytes = ctx->fs->super->s_kbytes_written != 0;
 	ctx->replay_bytes = channel_bytes(ctx->fs->io, 0);
+}
+
+/*
+ * What e2fsprogs' e2fsck writes when it flushes a filesystem its journal
+ * checks changed, just before the replay (ext2fs_flush() with only the
+ * primary superblock: its changed 16-bit words, and the primary group
+ * descriptor blocks whole).  Ours writes the superblock whole and no
+ * descriptors; s_kbytes_written counts e2fsprogs' bytes.
+ */
+static unsigned long long flush_bytes(ext2_filsys fs)
+{
+	struct ext2_super_block sb;
+	const unsigned char *a, *b;
+	unsigned long long n = 0;
+	unsigned int i;
+
+	if (!fs->orig_super || !fs->io->manager->write_byte) {
+		n = SUPERBLOCK_SIZE;
+	} else {
+		sb = *fs->super;
+		sb.s_wtime = fs->now ? fs->now : time(NULL);
+		sb.s_block_group_nr = 0;
+#ifdef WORDS_BIGENDIAN
+		ext2fs_swap_super(&sb);
+#endif
+		ext2fs_superblock_csum_set(fs, &sb);
+		a = (const unsigned char *)fs->orig_super;
+		b = (const unsigned char *)&sb;
+		for (i = 0; i < SUPERBLOCK_SIZE; i += 2)
+			if (a[i] != b[i] || a[i + 1] != b[i + 1])
+				n += 2;
+	}
+	if (!ext2fs_has_feature_meta_bg(fs->super))
+		n += (unsigned long long)fs->desc_blocks * fs->blocksize;
+	return n;
 }
 
 /*
@@ -1551,6 +1594,7 @@ static errcode_t finish_journal(struct e2fsck_ctx *ctx, journal_t *j,
 static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 {
 	struct ej_outcome o = { .action = EJ_OUTCOME_FINISH };
+	unsigned long long flushed = 0, wrote = 0;
 	struct kb_model kb;
 	struct jcheck jc;
 	journal_t *j = NULL;
@@ -1563,9 +1607,15 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	if (ctx->jsb_v2_kept && policy == JBD2_POLICY_REPLAY_ALL)
 		policy = JBD2_POLICY_REFUSE;
 	log_out(ctx, "%s: recovering journal\n", ctx->device_name);
-	if (ctx->fs->flags & EXT2_FLAG_DIRTY)
+	if (ctx->fs->flags & EXT2_FLAG_DIRTY) {
+		flushed = flush_bytes(ctx->fs);
+		wrote = channel_bytes(ctx->fs->io, 0);
 		e2fsck_write_super(ctx);
+		wrote = channel_bytes(ctx->fs->io, 0) - wrote;
+	}
 	count_replay_start(ctx);
+	/* e2fsprogs' flush counted in place of ours */
+	ctx->replay_bytes = ctx->replay_bytes - wrote + flushed;
 
 	/* as e2fsck: the journal is found and loaded again first */
 	err = get_journal(ctx, &jc);

@@ -19,6 +19,9 @@ An image recipe ("spec") is a few lines of text:
                                 from a generated file) and/or revoke these
     wrap K                      move the finished log so that it starts K
                                 blocks before the end of the journal
+    sequence N                  the journal superblock's s_sequence before
+                                the first "jo" (the first tid; tids wrap
+                                past 0xffffffff when N is near it)
     assert REF pre|txn N        what replay must leave in REF: its content
                                 before replay, or what transaction N (1 =
                                 the first txn line) logged
@@ -113,6 +116,7 @@ class Spec:
         self.csum = "none"
         self.groups = []        # list of lists of txn dicts
         self.wrap = 0
+        self.sequence = None
         self.asserts = []
         self.seed = "0"
         self.v1fix = "on"
@@ -169,6 +173,8 @@ class Spec:
             self.groups[-1].append(t)
         elif w[0] == "wrap":
             self.wrap = int(w[1])
+        elif w[0] == "sequence":
+            self.sequence = int(w[1], 0) & 0xFFFFFFFF
         elif w[0] == "assert":
             self.asserts.append((w[1], w[2], int(w[3]) if w[2] == "txn"
                                  else 0))
@@ -440,6 +446,16 @@ class Build:
             jfmt.jsb_set_checksum(raw)
         j.write(j.sb_block, bytes(raw))
 
+    def set_sequence(self, seq):
+        """Give the empty journal's superblock s_sequence @seq: debugfs'
+        "jo" starts its first transaction there."""
+        j = self.open_journal()
+        raw = bytearray(j.read(j.sb_block))
+        raw[0x18:0x1C] = struct.pack(">I", seq)
+        if struct.unpack(">I", raw[0x28:0x2C])[0] & 0x18:
+            jfmt.jsb_set_checksum(raw)
+        j.write(j.sb_block, bytes(raw))
+
     def verify(self):
         """The journal must hold exactly what the recipe asked for."""
         j = self.open_journal()
@@ -508,6 +524,8 @@ class Build:
     def build(self):
         self.mkfs()
         self.layout()
+        if self.spec.sequence is not None:
+            self.set_sequence(self.spec.sequence)
         self.write_journal()
         self.fix_v1()
         if self.spec.wrap:
