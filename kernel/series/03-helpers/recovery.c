@@ -557,7 +557,7 @@ static int do_one_pass(journal_t *journal,
 
 	while (1) {
 		unsigned int		flags;
-		const char *		tagp;
+		const char		*tagp;
 		struct tag_iter		it;
 		unsigned long long	blocknr;
 		struct buffer_head *	obh;
