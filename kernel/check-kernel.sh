@@ -15,7 +15,7 @@
 # the superblock, and that every filesystem block outside the
 # superblocks, group descriptors and journal equals what
 # `e2journal replay --policy P` makes of another copy.  The kernels of
-# the steps before it (patches 2-9: the hooks, then recovery.c coming in
+# the steps before it (patches 2-11: the hooks, then recovery.c coming in
 # step by step) boot on the same images beside the stock kernel, in the
 # same run: every mount must give the stock kernel's result (outcome,
 # superblock state, needs_recovery, blocks, messages) but for the rows a
