@@ -15,7 +15,7 @@
 # the superblock, and that every filesystem block outside the
 # superblocks, group descriptors and journal equals what
 # `e2journal replay --policy P` makes of another copy.  The kernels of
-# the steps before it (patches 2-9: the hooks, then recovery.c coming in
+# the steps before it (patches 2-11: the hooks, then recovery.c coming in
 # step by step) boot on the same images beside the stock kernel, in the
 # same run: every mount must give the stock kernel's result (outcome,
 # superblock state, needs_recovery, blocks, messages) but for the rows a
@@ -890,9 +890,11 @@ expect seed_commit4@panic replay-all panic yes \
 # kernel's messages) but for the runs "TEST/POLICY" a step lists here:
 # the rows it and the steps before it have introduced.  A step not
 # listed is not image-tested (the last commit has its expectations
-# above).  Patches 2 and 3 list nothing: no change in behaviour.
+# above).  Patches 2-5 list nothing: no change in behaviour.
 declare -A stock_differs
 stock_differs[02-hooks]=""
+stock_differs[03-helpers]=""
+stock_differs[03-jread]=""
 stock_differs[03-passes]=""
 # Policy-blind steps (recovery.c does not read the parameter yet).
 stock_differs[04-range]=$(echo {tag_past_end,tag_in_journal}/{replay-all,stop,refuse})
