@@ -323,6 +323,13 @@ static inline HW_VPCLMUL __m512i vp_fold(__m512i x, __m512i k, __m512i d)
 					 d, 0x96);
 }
 
+/* The pair of constants for one distance, in each 16-byte lane. */
+static inline HW_VPCLMUL __m512i vp_k(__u64 k0, __u64 k1)
+{
+	return _mm512_broadcast_i32x4(_mm_set_epi64x((long long)k1,
+						     (long long)k0));
+}
+
 static inline HW_VPCLMUL __m128i vp_fold1(__m128i x, __u64 k0, __u64 k1)
 {
 	__m128i k = _mm_set_epi64x((long long)k1, (long long)k0);
@@ -349,10 +356,7 @@ static HW_VPCLMUL __u32 crc32c_hw_vpclmul(__u32 crc, const void *buf,
 	x3 = _mm512_loadu_si512((const void *)(p + 192));
 	p += 256;
 	len -= 256;
-	k = _mm512_set_epi64((long long)VP_K256_1, (long long)VP_K256_0,
-			     (long long)VP_K256_1, (long long)VP_K256_0,
-			     (long long)VP_K256_1, (long long)VP_K256_0,
-			     (long long)VP_K256_1, (long long)VP_K256_0);
+	k = vp_k(VP_K256_0, VP_K256_1);
 	for (; len >= 256; p += 256, len -= 256) {
 		x0 = vp_fold(x0, k, _mm512_loadu_si512((const void *)p));
 		x1 = vp_fold(x1, k, _mm512_loadu_si512((const void *)(p + 64)));
@@ -362,10 +366,7 @@ static HW_VPCLMUL __u32 crc32c_hw_vpclmul(__u32 crc, const void *buf,
 			     _mm512_loadu_si512((const void *)(p + 192)));
 	}
 	/* four registers into one, 64 bytes apart */
-	k = _mm512_set_epi64((long long)VP_K64_1, (long long)VP_K64_0,
-			     (long long)VP_K64_1, (long long)VP_K64_0,
-			     (long long)VP_K64_1, (long long)VP_K64_0,
-			     (long long)VP_K64_1, (long long)VP_K64_0);
+	k = vp_k(VP_K64_0, VP_K64_1);
 	x1 = vp_fold(x0, k, x1);
 	x2 = vp_fold(x1, k, x2);
 	x3 = vp_fold(x2, k, x3);
