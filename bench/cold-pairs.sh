@@ -12,10 +12,12 @@
 # Then the floors, on a fresh copy, also cold:
 #   read   the journal's extents read once with 1 MiB O_DIRECT reads;
 #   write  the replayed blocks' bytes (plan's "replayed" count times the
-#          block size) written once, in order, with 1 MiB O_DIRECT writes.
+#          block size) written once, in order, with 1 MiB O_DIRECT writes;
+#   runs   the replayed blocks written home in the runs replay writes
+#          them in, by fio (write-floor.sh), on the loop device.
 # Output: one line per run,
 #   "cold ours|ref RUN wall S rss KIB rc N verify OK|FAIL", then
-#   "floor read S", "floor write S".
+#   "floor read S", "floor write S", "floor runs S (...)".
 # Needs root (losetup).  Usage: cold-pairs.sh KIT IMG RUNS WARMUP OURS REF E2JOURNAL
 set -euo pipefail
 
@@ -118,4 +120,8 @@ dd if=/dev/zero of="$loop" bs=1M count=$(( (bytes + 1048575) / 1048576 )) \
 t1=$(date +%s%N)
 printf 'floor write %.4f (%s blocks)\n' \
 	"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')" "${replayed:-0}"
+detach
+# and the replayed runs themselves, where replay writes them, cold
+attach
+"$(dirname "$0")/write-floor.sh" --dev "$loop" "$e2journal" "$img"
 detach

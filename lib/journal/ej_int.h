@@ -271,7 +271,14 @@ void ej_dio_read(struct ej_dio *d, struct ej_dio_io *io, size_t n);
 /* ------------------------------------------------------------------ */
 /* ioeng.c: the engines behind the glue                                */
 
-#define EJ_WRITE_BATCH_BYTES	(16 * 1024 * 1024)	/* replay writes */
+/*
+ * The write phase's buffers, both halves together.  4 MiB rather than
+ * 16: the device starts on the first half sooner, and every byte of a
+ * new buffer is a page the kernel zeroes first (bench image c: 27.6
+ * against 30.5 ms, median of 21 alternating runs; peak RSS 7.4 against
+ * 17.6 MiB).
+ */
+#define EJ_WRITE_BATCH_BYTES	(4 * 1024 * 1024)
 
 /* Log blocks an engine read ahead, lent to the glue until returned. */
 struct ej_io_chunk {
