@@ -14,7 +14,7 @@
 #   write  the replayed blocks' bytes (plan's "replayed" count times the
 #          block size) written once, in order, with 1 MiB O_DIRECT writes;
 #   runs   the replayed blocks written home in the runs replay writes
-#          them in, by fio (write-floor.sh), on the loop device.
+#          them in, by a plain program (write-floor.sh), on the loop device.
 # Output: one line per run,
 #   "cold ours|ref RUN wall S rss KIB rc N verify OK|FAIL", then
 #   "floor read S", "floor write S", "floor runs S (...)".

@@ -49,7 +49,7 @@ Cold targets: a <= 0.15 and our median within 1.2x of the cold read
 floor, b <= 0.22, c <= 0.40 (r: as warm).  Issue 25's stricter warm
 targets (a 0.08, b 0.22, c 0.35, r 0.02) are printed beside the others.
 Each image also gets its write floor: the replay's runs of home blocks
-written by fio alone (bench/write-floor.sh; skipped without fio).
+written by a plain program (bench/write-floor.sh, native AIO).
 Exit status: 0 when every target is met, 1 otherwise, 2 on usage errors.
 EOF
 }
@@ -218,7 +218,7 @@ for name in $images; do
 	v_ratio=$(awk -v x="$ratio" -v t="$t" 'BEGIN { print (x <= t) ? "PASS" : "MISS" }')
 	v25=$(awk -v x="$ratio" -v t="$t25" 'BEGIN { print (x <= t) ? "met" : "missed" }')
 	v_rss=$(awk -v x="${rss:-999}" 'BEGIN { print (x <= 64) ? "PASS" : "MISS" }')
-	# what the device alone needs to write the replay's runs (fio)
+	# what a plain program needs to write the replay's runs
 	fruns=$("$here/write-floor.sh" "$e2journal" "$img" |
 		awk '$1 == "floor" && $2 == "runs" && $3 ~ /^[0-9.]+$/ { print $3 }')
 	line=$(printf '%-2s ours %7.3f s  e2fsprogs %7.3f s  ratio %6.3f (<= %s: %s; issue 25 <= %s: %s)  write floor %s s (%s of e2fsprogs)  peak RSS %5.1f MiB (%s)  verify %s' \
