@@ -350,6 +350,15 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 	    memcmp(fs->super->s_journal_uuid, zero_uuid, 16))
 		want_uuid = fs->super->s_journal_uuid;
 	err = ej_ext_sb_validate(&sb, want_uuid, bs, 1, &reason);
+	/*
+	 * The block size the device's ext2 superblock gives is not what
+	 * e2fsck or Linux go by (the journal superblock's s_blocksize is):
+	 * opened for them (EJ_OPEN_NO_CHECK), a device whose field was
+	 * changed is read in the filesystem's block size.
+	 */
+	if (err && reason == EJ_EXTR_BLOCKSIZE &&
+	    (h->flags & EJ_OPEN_NO_CHECK))
+		err = 0;
 	if (err)
 		goto out;
 	count = ext2fs_blocks_count(&sb);
