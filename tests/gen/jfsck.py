@@ -92,11 +92,11 @@ BROAD_KINDS = KINDS + ["commit-tid", "descr-tid", "commit-torn",
                        "commit-zero", "data-zero", "tag-range"]
 # drawn by --broad --more too (not by --broad alone: its seeds, pinned by
 # tests/j_e2fsck_kbytes_flush, keep drawing what they drew)
-MORE_KINDS = ["jinode", "fs-journal", "ext-dev", "double"]
+MORE_KINDS = ["jinode", "fs-journal", "ext-dev", "double", "fs-super"]
 # damage outside the log: the journal inode, the filesystem superblock's
 # journal fields, an external journal device's identity (e2fsck's journal
 # checks decide, before any replay)
-FS_KINDS = {"jinode", "fs-journal", "ext-dev"}
+FS_KINDS = {"jinode", "fs-journal", "ext-dev", "fs-super"}
 # what "double" combines: two of these (the same kind twice too), in any
 # transactions
 DOUBLE_KINDS = ["commit-csum", "commit-header", "data", "descr-csum",
@@ -494,6 +494,61 @@ def damage_fs_journal(rnd, b, dimg, d):
     d.what = "fs-journal: %s" % "; ".join(cmds)
 
 
+def damage_fs_super(rnd, b, dimg, d):
+    """fs-super: one field of the filesystem superblock that e2fsck's
+    superblock check (run after the replay, -E journal_only too) looks
+    at, or a feature combination it repairs, set to an odd value."""
+    with open(dimg, "rb") as f:
+        f.seek(1024)
+        sb = f.read(1024)
+    blocks = struct.unpack("<I", sb[4:8])[0]
+    inodes = struct.unpack("<I", sb[0:4])[0]
+    future = int(time.time()) + rnd.choice([3600, 86400 * 3])
+    choices = [
+        "r_blocks_count %d" % rnd.choice([blocks // 2, blocks // 2 + 1,
+                                          blocks * 2]),
+        "first_ino %d" % rnd.choice([0, 5, 10, 11, inodes, inodes + 1]),
+        "reserved_gdt_blocks %d" % rnd.choice([0, 255, 256, 257, 1025,
+                                               5000]),
+        "desc_size %d" % rnd.choice([0, 12, 32, 48, 64, 128, 2048]),
+        "log_cluster_size %d" % rnd.choice([0, 1, 2, 9]),
+        "free_blocks_count %d" % rnd.choice([0, 100, blocks + 1]),
+        "free_inodes_count %d" % rnd.choice([0, 3, inodes + 1]),
+        "mtime %d" % future, "wtime %d" % future,
+        "lastcheck %d" % future,
+        "checkinterval %d" % rnd.choice([0, 1, 86400]),
+        "errors %d" % rnd.choice([0, 2, 3, 9]),
+        "max_mnt_count %d" % rnd.choice([1, 0xFFFF]),
+        "mnt_count %d" % rnd.choice([0, 500]),
+        "min_extra_isize %d" % rnd.choice([0, 3, 4, 32, 200]),
+        "want_extra_isize %d" % rnd.choice([0, 3, 4, 32, 200]),
+        "flags %d" % rnd.choice([0, 1, 2, 4]),
+        "state %d" % rnd.choice([0, 2, 3]),
+        "creator_os %d" % rnd.choice([1, 3]),
+        "rev_level 0",
+        "hash_seed null",
+        "default_mount_opts 0",
+        "def_hash_version %d" % rnd.choice([0, 1, 2, 6]),
+        "last_orphan %d" % rnd.choice([0, 11, 12]),
+        "kbytes_written 0",
+    ]
+    if struct.unpack("<I", sb[0x64:0x68])[0] & 0x400:
+        # without metadata_csum e2fsck gives it a random UUID
+        choices.append("uuid null")
+    cmds = ["ssv " + rnd.choice(choices)]
+    if rnd.random() < 0.2:
+        cmds = [rnd.choice(["feature uninit_bg", "feature ^extent",
+                            "feature metadata_csum_seed",
+                            "feature ^dir_index", "feature quota",
+                            "feature orphan_present"])]
+    try:
+        debugfs_w(dimg, cmds)
+    except RuntimeError:
+        return False
+    d.what = "fs-super: %s" % "; ".join(cmds)
+    return True
+
+
 def damage_ext_dev(rnd, b, djnl, d):
     """ext-dev: an external journal device's identity: the filesystem's
     s_journal_uuid, the device's ext2 superblock, its user list, or the
@@ -610,6 +665,9 @@ def damage(rnd, b, j, kind, csum):
             damage_jinode(rnd, b, j.paths[0], d)
         elif kind == "fs-journal":
             damage_fs_journal(rnd, b, j.paths[0], d)
+        elif kind == "fs-super":
+            if not damage_fs_super(rnd, b, j.paths[0], d):
+                return None
         else:
             damage_ext_dev(rnd, b, j.paths[1], d)
         return d
@@ -1298,6 +1356,11 @@ def main():
                     help="with --broad: the kinds of MORE_KINDS too "
                     "(damage outside the log, two damages in one "
                     "journal)")
+    ap.add_argument("--host-conf", action="store_true",
+                    help="run every e2fsck without E2FSCK_CONFIG=/dev/null "
+                    "(the host's /etc/e2fsck.conf, as on a real system; "
+                    "our e2fsck's -E journal_only shortcut is taken only "
+                    "then)")
     ap.add_argument("--replay-jsb", action="store_true",
                     help="compare e2journal replay --policy stop with "
                     "e2fsck -E journal_only on journal superblock damage "
@@ -1305,6 +1368,8 @@ def main():
                     "unusable, e2fsprogs may replay it)")
     a = ap.parse_args()
     global STRICT_SB, REPLAY_JSB
+    if a.host_conf:
+        ENV.pop("E2FSCK_CONFIG", None)
     STRICT_SB = a.broad
     REPLAY_JSB = a.replay_jsb
     kinds = a.kinds.split(",") if a.kinds else \
