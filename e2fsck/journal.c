@@ -997,6 +997,68 @@ static int fs_open_flags(struct e2fsck_ctx *ctx)
  * to move, feature combinations it repairs, group descriptors it fixes)
  * sends the run to the engine as before.
  */
+static int out_of(unsigned long long v, unsigned long long lo,
+		  unsigned long long hi)
+{
+	return v < lo || v > hi;
+}
+
+/*
+ * The bounds e2fsck's superblock check holds the superblock's counts and
+ * sizes to, those ext2fs_open2() lets through among them: outside any of
+ * them e2fsck reports "Corruption found in superblock" and gives up.
+ */
+static int sb_values_sane(ext2_filsys fs)
+{
+	struct ext2_super_block *sb = fs->super;
+	unsigned long long blocks = ext2fs_blocks_count(sb), blks_max;
+	unsigned long long ipb = EXT2_INODES_PER_BLOCK(sb);
+	unsigned long long ipg_max, cpg_max, bpg_max;
+	unsigned int isz = EXT2_INODE_SIZE(sb);
+
+	ipg_max = ipb * ((unsigned long long)sb->s_blocks_per_group - 4);
+	if (sb->s_blocks_per_group < 4 ||
+	    ipg_max > EXT2_MAX_INODES_PER_GROUP(sb))
+		ipg_max = sb->s_blocks_per_group < 4 ? 0 :
+			  EXT2_MAX_INODES_PER_GROUP(sb);
+	cpg_max = 8ULL * EXT2_BLOCK_SIZE(sb);
+	if (cpg_max > EXT2_MAX_CLUSTERS_PER_GROUP(sb))
+		cpg_max = EXT2_MAX_CLUSTERS_PER_GROUP(sb);
+	bpg_max = 8ULL * EXT2_BLOCK_SIZE(sb) * EXT2FS_CLUSTER_RATIO(fs);
+	if (bpg_max > EXT2_MAX_BLOCKS_PER_GROUP(sb))
+		bpg_max = EXT2_MAX_BLOCKS_PER_GROUP(sb);
+	blks_max = (1ULL << 32) * EXT2_MAX_BLOCKS_PER_GROUP(sb);
+	if (blks_max > (ext2fs_has_feature_64bit(sb) ? (1ULL << 48) - 1 :
+			(1ULL << 32) - 1))
+		blks_max = ext2fs_has_feature_64bit(sb) ? (1ULL << 48) - 1 :
+			   (1ULL << 32) - 1;
+
+	if (!sb->s_inodes_count || out_of(blocks, 1, blks_max) ||
+	    sb->s_first_data_block > blocks ||
+	    sb->s_log_block_size >
+	    EXT2_MAX_BLOCK_LOG_SIZE - EXT2_MIN_BLOCK_LOG_SIZE ||
+	    out_of(sb->s_log_cluster_size, sb->s_log_block_size,
+		   EXT2_MAX_CLUSTER_LOG_SIZE - EXT2_MIN_CLUSTER_LOG_SIZE) ||
+	    out_of(sb->s_clusters_per_group, 8, cpg_max) ||
+	    out_of(sb->s_blocks_per_group, 8, bpg_max) ||
+	    out_of(sb->s_inodes_per_group, ipb, ipg_max) ||
+	    ext2fs_r_blocks_count(sb) > blocks / 2 ||
+	    sb->s_reserved_gdt_blocks > fs->blocksize / sizeof(__u32) ||
+	    sb->s_desc_size > EXT2_MAX_DESC_SIZE ||
+	    (sb->s_desc_size & (sb->s_desc_size - 1)))
+		return 0;
+	if (sb->s_rev_level > EXT2_GOOD_OLD_REV &&
+	    out_of(sb->s_first_ino, EXT2_GOOD_OLD_FIRST_INO,
+		   sb->s_inodes_count))
+		return 0;
+	if (out_of(isz, EXT2_GOOD_OLD_INODE_SIZE, fs->blocksize) ||
+	    (isz & (isz - 1)))
+		return 0;
+	return (unsigned long long)sb->s_blocks_per_group ==
+	       (unsigned long long)sb->s_clusters_per_group *
+	       EXT2FS_CLUSTER_RATIO(fs);
+}
+
 static int journal_only_done(struct e2fsck_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
@@ -1020,6 +1082,8 @@ static int journal_only_done(struct e2fsck_ctx *ctx)
 	    sb->s_creator_os == EXT2_OS_HURD ||
 	    (sb->s_flags & EXT2_FLAGS_TEST_FILESYS) ||
 	    uuid_null(sb->s_uuid))
+		return 0;
+	if (!sb_values_sane(fs))
 		return 0;
 	if (sb->s_last_orphan || ext2fs_has_feature_orphan_file(sb) ||
 	    ext2fs_has_feature_orphan_present(sb))
