@@ -1066,6 +1066,7 @@ static int journal_only_done(struct e2fsck_ctx *ctx)
 	blk64_t first = sb->s_first_data_block, last, dev_blocks = 0;
 	unsigned int isz = EXT2_INODE_SIZE(sb), want, min_extra, max_extra;
 	int csum = ext2fs_has_group_desc_csum(fs);
+	struct ext2_inode jinode;
 	time_t now = time(NULL);
 	dgrp_t i;
 
@@ -1096,6 +1097,11 @@ static int journal_only_done(struct e2fsck_ctx *ctx)
 	if (!ext2fs_has_feature_journal(sb) ||
 	    sb->s_journal_inum != EXT2_JOURNAL_INO ||
 	    !uuid_null(sb->s_journal_uuid))
+		return 0;
+	/* the superblock's copy of the journal inode's map, to be made */
+	if (sb->s_jnl_backup_type != EXT3_JNL_BACKUP_BLOCKS ||
+	    ext2fs_read_inode(fs, sb->s_journal_inum, &jinode) ||
+	    memcmp(jinode.i_block, sb->s_jnl_blocks, sizeof(jinode.i_block)))
 		return 0;
 	if (ext2fs_has_feature_dir_index(sb) &&
 	    !(sb->s_flags & (EXT2_FLAGS_SIGNED_HASH |
