@@ -29,6 +29,42 @@ an uncommitted tail, a log that wraps), damaged one known way:
     jsb-maxlen     jsb-field on s_maxlen alone, just past s_start (the log
                    wraps early, a descriptor's tags outnumber its blocks)
 
+--broad draws six more kinds (BROAD_KINDS: doc/testing.md), and --broad
+--more five beyond those (MORE_KINDS), damage outside the log and two
+damages at once:
+
+    jinode         the internal journal's inode 8 (i_size, i_blocks,
+                   i_mode, i_links_count, i_dtime, i_flags, the extent
+                   header or first extent), its backup in s_jnl_blocks
+                   (or s_jnl_backup_type 0), or both
+    fs-journal     the filesystem superblock's journal fields: has_journal
+                   or needs_recovery toggled (needs_recovery over an empty
+                   log too), journal_dev set, s_journal_inum 0, 1, 2, 7,
+                   11, 12 or past the inodes, s_last_orphan, s_journal_uuid
+                   set on an internal journal or cleared on an external one
+    ext-dev        an external journal's identity: the filesystem's
+                   s_journal_uuid, the device's ext2 superblock (magic,
+                   journal_dev, UUID, block size, block count, checksum),
+                   its user list (another filesystem, two users, 48), or
+                   the device missing (-j names no file)
+    fs-super       a superblock field e2fsck's superblock check (run after
+                   the replay, -E journal_only too) looks at, set odd
+                   (counts and sizes it rejects, free counts, times in the
+                   future, error behaviour, extra isize, hash flags and
+                   seed, creator OS, revision, ...), or a feature it
+                   repairs (uninit_bg with metadata_csum, 64bit without
+                   extent, csum_seed alone, quota, orphan_present)
+    double         two of the log kinds (the same kind twice too), merged:
+                   predicted where they touch different transactions
+
+These are e2fsck's journal and superblock checks' business before and
+after any replay: under stop byte for byte as e2fsprogs; under replay-all
+not predicted (a sane exit, e2fsprogs' exit and output where ours gives
+up, a clean filesystem after, or what e2fsprogs' own run leaves).
+--host-conf runs every e2fsck without E2FSCK_CONFIG=/dev/null: our -E
+journal_only shortcut (no engine after the replay when e2fsprogs'
+superblock check would have nothing to do) is only taken then.
+
 Then, on copies of the damaged image:
 
  1. "e2fsck -E journal_policy=stop MODE" (ours) and e2fsprogs' "e2fsck
