@@ -707,11 +707,12 @@ static errcode_t open_library_journal(struct e2fsck_ctx *ctx, int policy,
 	 * The checks above are e2fsck's, and they have passed: the
 	 * library's stricter ones (an external journal must list the
 	 * filesystem among its users, which e2fsck never asks) would refuse
-	 * journals e2fsck replays.
+	 * journals e2fsck replays.  The journal is mapped as e2fsck maps
+	 * it (EJ_OPEN_E2FSCK).
 	 */
 	struct ej_open_opts o = {
 		.policy = policy,
-		.flags = flags | EJ_OPEN_NO_CHECK,
+		.flags = flags | EJ_OPEN_NO_CHECK | EJ_OPEN_E2FSCK,
 		.io_flags = ctx->io_flags,
 	};
 	struct ej_report *r;

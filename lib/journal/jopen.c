@@ -36,7 +36,7 @@ struct map_ctx {
 
 /*
  * At most this many blocks of an extent-mapped journal may be holes
- * (EJ_OPEN_NO_CHECK): each is a map entry of its own.
+ * (EJ_OPEN_E2FSCK): each is a map entry of its own.
  */
 #define EJ_MAX_HOLE_BLOCKS	65536ULL
 
@@ -297,7 +297,7 @@ static errcode_t try_inode(struct ej_host *h, ext2_ino_t ino,
 	unsigned long long size = EXT2_I_SIZE(inode);
 	errcode_t err;
 
-	m.holes = !!(h->flags & EJ_OPEN_NO_CHECK);
+	m.holes = !!(h->flags & EJ_OPEN_E2FSCK);
 	err = ej_jinode_validate(inode, h->fs->blocksize);
 	if (err)
 		return err;
@@ -396,11 +396,11 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 	/*
 	 * The block size the device's ext2 superblock gives is not what
 	 * e2fsck or Linux go by (the journal superblock's s_blocksize is):
-	 * opened for them (EJ_OPEN_NO_CHECK), a device whose field was
-	 * changed is read in the filesystem's block size.
+	 * opened for e2fsck, a device whose field was changed is read in the
+	 * filesystem's block size.
 	 */
 	if (err && reason == EJ_EXTR_BLOCKSIZE &&
-	    (h->flags & EJ_OPEN_NO_CHECK))
+	    (h->flags & EJ_OPEN_E2FSCK))
 		err = 0;
 	if (err)
 		goto out;
