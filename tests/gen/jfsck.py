@@ -54,6 +54,8 @@ damages at once:
                    seed, creator OS, revision, ...), or a feature it
                    repairs (uninit_bg with metadata_csum, 64bit without
                    extent, csum_seed alone, quota, orphan_present)
+    orphan         (--kinds only) one or two files on the orphan list,
+                   deleted or to be truncated, as a crash leaves them
     double         two of the log kinds (the same kind twice too), merged:
                    predicted where they touch different transactions
 
@@ -129,10 +131,12 @@ BROAD_KINDS = KINDS + ["commit-tid", "descr-tid", "commit-torn",
 # drawn by --broad --more too (not by --broad alone: its seeds, pinned by
 # tests/j_e2fsck_kbytes_flush, keep drawing what they drew)
 MORE_KINDS = ["jinode", "fs-journal", "ext-dev", "double", "fs-super"]
+# drawn only when --kinds names them
+NAMED_KINDS = ["orphan"]
 # damage outside the log: the journal inode, the filesystem superblock's
 # journal fields, an external journal device's identity (e2fsck's journal
 # checks decide, before any replay)
-FS_KINDS = {"jinode", "fs-journal", "ext-dev", "fs-super"}
+FS_KINDS = {"jinode", "fs-journal", "ext-dev", "fs-super", "orphan"}
 # what "double" combines: two of these (the same kind twice too), in any
 # transactions
 DOUBLE_KINDS = ["commit-csum", "commit-header", "data", "descr-csum",
@@ -585,6 +589,27 @@ def damage_fs_super(rnd, b, dimg, d):
     return True
 
 
+def damage_orphan(rnd, b, dimg, d):
+    """orphan: files on the orphan list, as a crash leaves them: inode 12
+    (and 13) written, unlinked, and chained from s_last_orphan, deleted
+    (no links) or to be truncated (one link, i_size cut)."""
+    src = os.path.join(b.work, "debugfs.cmd")
+    cmds, nxt = [], 0
+    for ino in range(12, 12 + rnd.randint(1, 2)):
+        name = "orph%d" % ino
+        cmds += ["write %s %s" % (src, name), "unlink %s" % name]
+        if rnd.random() < 0.5:
+            cmds.append("sif <%d> links_count 0" % ino)
+        else:
+            cmds.append("sif <%d> size %d" % (ino, rnd.choice([0, 1, 100])))
+        cmds.append("sif <%d> dtime %d" % (ino, nxt))
+        nxt = ino
+    cmds.append("ssv last_orphan %d" % nxt)
+    debugfs_w(dimg, cmds)
+    d.what = "orphan: %s" % "; ".join(c for c in cmds
+                                      if not c.startswith("write"))
+
+
 def damage_ext_dev(rnd, b, djnl, d):
     """ext-dev: an external journal device's identity: the filesystem's
     s_journal_uuid, the device's ext2 superblock, its user list, or the
@@ -701,6 +726,8 @@ def damage(rnd, b, j, kind, csum):
             damage_jinode(rnd, b, j.paths[0], d)
         elif kind == "fs-journal":
             damage_fs_journal(rnd, b, j.paths[0], d)
+        elif kind == "orphan":
+            damage_orphan(rnd, b, j.paths[0], d)
         elif kind == "fs-super":
             if not damage_fs_super(rnd, b, j.paths[0], d):
                 return None
@@ -1411,9 +1438,10 @@ def main():
     kinds = a.kinds.split(",") if a.kinds else \
         (BROAD_KINDS + (MORE_KINDS if a.more else []) if a.broad
          else KINDS)
-    if set(kinds) - set(BROAD_KINDS + MORE_KINDS):
+    known = set(BROAD_KINDS + MORE_KINDS + NAMED_KINDS)
+    if set(kinds) - known:
         print("RESULT FAIL %s: unknown damage kinds %s" %
-              (a.name, sorted(set(kinds) - set(BROAD_KINDS + MORE_KINDS))))
+              (a.name, sorted(set(kinds) - known)))
         return 1
     if not OURS or not os.access(OURS, os.X_OK):
         print("RESULT FAIL %s: E2FSCK_OURS (%r) is not a program" %
