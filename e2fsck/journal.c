@@ -707,11 +707,12 @@ static errcode_t open_library_journal(struct e2fsck_ctx *ctx, int policy,
 	 * The checks above are e2fsck's, and they have passed: the
 	 * library's stricter ones (an external journal must list the
 	 * filesystem among its users, which e2fsck never asks) would refuse
-	 * journals e2fsck replays.
+	 * journals e2fsck replays.  The journal is mapped as e2fsck maps
+	 * it (EJ_OPEN_E2FSCK).
 	 */
 	struct ej_open_opts o = {
 		.policy = policy,
-		.flags = flags | EJ_OPEN_NO_CHECK,
+		.flags = flags | EJ_OPEN_NO_CHECK | EJ_OPEN_E2FSCK,
 		.io_flags = ctx->io_flags,
 	};
 	struct ej_report *r;
@@ -997,6 +998,68 @@ static int fs_open_flags(struct e2fsck_ctx *ctx)
  * to move, feature combinations it repairs, group descriptors it fixes)
  * sends the run to the engine as before.
  */
+static int out_of(unsigned long long v, unsigned long long lo,
+		  unsigned long long hi)
+{
+	return v < lo || v > hi;
+}
+
+/*
+ * The bounds e2fsck's superblock check holds the superblock's counts and
+ * sizes to, those ext2fs_open2() lets through among them: outside any of
+ * them e2fsck reports "Corruption found in superblock" and gives up.
+ */
+static int sb_values_sane(ext2_filsys fs)
+{
+	struct ext2_super_block *sb = fs->super;
+	unsigned long long blocks = ext2fs_blocks_count(sb), blks_max;
+	unsigned long long ipb = EXT2_INODES_PER_BLOCK(sb);
+	unsigned long long ipg_max, cpg_max, bpg_max;
+	unsigned int isz = EXT2_INODE_SIZE(sb);
+
+	ipg_max = ipb * ((unsigned long long)sb->s_blocks_per_group - 4);
+	if (sb->s_blocks_per_group < 4 ||
+	    ipg_max > EXT2_MAX_INODES_PER_GROUP(sb))
+		ipg_max = sb->s_blocks_per_group < 4 ? 0 :
+			  EXT2_MAX_INODES_PER_GROUP(sb);
+	cpg_max = 8ULL * EXT2_BLOCK_SIZE(sb);
+	if (cpg_max > EXT2_MAX_CLUSTERS_PER_GROUP(sb))
+		cpg_max = EXT2_MAX_CLUSTERS_PER_GROUP(sb);
+	bpg_max = 8ULL * EXT2_BLOCK_SIZE(sb) * EXT2FS_CLUSTER_RATIO(fs);
+	if (bpg_max > EXT2_MAX_BLOCKS_PER_GROUP(sb))
+		bpg_max = EXT2_MAX_BLOCKS_PER_GROUP(sb);
+	blks_max = (1ULL << 32) * EXT2_MAX_BLOCKS_PER_GROUP(sb);
+	if (blks_max > (ext2fs_has_feature_64bit(sb) ? (1ULL << 48) - 1 :
+			(1ULL << 32) - 1))
+		blks_max = ext2fs_has_feature_64bit(sb) ? (1ULL << 48) - 1 :
+			   (1ULL << 32) - 1;
+
+	if (!sb->s_inodes_count || out_of(blocks, 1, blks_max) ||
+	    sb->s_first_data_block > blocks ||
+	    sb->s_log_block_size >
+	    EXT2_MAX_BLOCK_LOG_SIZE - EXT2_MIN_BLOCK_LOG_SIZE ||
+	    out_of(sb->s_log_cluster_size, sb->s_log_block_size,
+		   EXT2_MAX_CLUSTER_LOG_SIZE - EXT2_MIN_CLUSTER_LOG_SIZE) ||
+	    out_of(sb->s_clusters_per_group, 8, cpg_max) ||
+	    out_of(sb->s_blocks_per_group, 8, bpg_max) ||
+	    out_of(sb->s_inodes_per_group, ipb, ipg_max) ||
+	    ext2fs_r_blocks_count(sb) > blocks / 2 ||
+	    sb->s_reserved_gdt_blocks > fs->blocksize / sizeof(__u32) ||
+	    sb->s_desc_size > EXT2_MAX_DESC_SIZE ||
+	    (sb->s_desc_size & (sb->s_desc_size - 1)))
+		return 0;
+	if (sb->s_rev_level > EXT2_GOOD_OLD_REV &&
+	    out_of(sb->s_first_ino, EXT2_GOOD_OLD_FIRST_INO,
+		   sb->s_inodes_count))
+		return 0;
+	if (out_of(isz, EXT2_GOOD_OLD_INODE_SIZE, fs->blocksize) ||
+	    (isz & (isz - 1)))
+		return 0;
+	return (unsigned long long)sb->s_blocks_per_group ==
+	       (unsigned long long)sb->s_clusters_per_group *
+	       EXT2FS_CLUSTER_RATIO(fs);
+}
+
 static int journal_only_done(struct e2fsck_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
@@ -1004,6 +1067,7 @@ static int journal_only_done(struct e2fsck_ctx *ctx)
 	blk64_t first = sb->s_first_data_block, last, dev_blocks = 0;
 	unsigned int isz = EXT2_INODE_SIZE(sb), want, min_extra, max_extra;
 	int csum = ext2fs_has_group_desc_csum(fs);
+	struct ext2_inode jinode;
 	time_t now = time(NULL);
 	dgrp_t i;
 
@@ -1021,6 +1085,8 @@ static int journal_only_done(struct e2fsck_ctx *ctx)
 	    (sb->s_flags & EXT2_FLAGS_TEST_FILESYS) ||
 	    uuid_null(sb->s_uuid))
 		return 0;
+	if (!sb_values_sane(fs))
+		return 0;
 	if (sb->s_last_orphan || ext2fs_has_feature_orphan_file(sb) ||
 	    ext2fs_has_feature_orphan_present(sb))
 		return 0;
@@ -1032,6 +1098,11 @@ static int journal_only_done(struct e2fsck_ctx *ctx)
 	if (!ext2fs_has_feature_journal(sb) ||
 	    sb->s_journal_inum != EXT2_JOURNAL_INO ||
 	    !uuid_null(sb->s_journal_uuid))
+		return 0;
+	/* the superblock's copy of the journal inode's map, to be made */
+	if (sb->s_jnl_backup_type != EXT3_JNL_BACKUP_BLOCKS ||
+	    ext2fs_read_inode(fs, sb->s_journal_inum, &jinode) ||
+	    memcmp(jinode.i_block, sb->s_jnl_blocks, sizeof(jinode.i_block)))
 		return 0;
 	if (ext2fs_has_feature_dir_index(sb) &&
 	    !(sb->s_flags & (EXT2_FLAGS_SIGNED_HASH |
@@ -1595,6 +1666,7 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 {
 	struct ej_outcome o = { .action = EJ_OUTCOME_FINISH };
 	unsigned long long flushed = 0, wrote = 0;
+	int dirty = !!(ctx->fs->flags & EXT2_FLAG_DIRTY);
 	struct kb_model kb;
 	struct jcheck jc;
 	journal_t *j = NULL;
@@ -1626,6 +1698,14 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 		release_journal(ctx, &jc, 1, 0);
 		goto done;
 	}
+	/*
+	 * An empty log (s_start 0): e2fsprogs' recovery returns before the
+	 * sync that ends a replay, and with nothing flushed before it the
+	 * journal superblock its checks wrote back is still in unix_io's
+	 * cache when the channel's bytes are counted: none are.
+	 */
+	if (!dirty && !jc.jsb->s_start)
+		ctx->replay_bytes = 0;
 	oflags = 0;
 	/* refused whatever else it holds: nothing may be written */
 	if (policy == JBD2_POLICY_REFUSE && jc.csum_bad)

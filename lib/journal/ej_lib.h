@@ -208,6 +208,13 @@ void ej_journal_outcome(journal_t *journal, int policy, int rc,
 #define EJ_OPEN_READONLY	0x0001	/* never write anything */
 #define EJ_OPEN_DRY_RUN		0x0002	/* replay decides but writes nothing */
 #define EJ_OPEN_NO_CHECK	0x0004	/* load even if the superblock is bad */
+/*
+ * Map the journal as e2fsprogs 1.47's e2fsck does, for a program that has
+ * run e2fsck's own checks on it: holes of an extent-mapped journal inode
+ * read as the filesystem's block 0, an external device's ext2 block size
+ * not held against it.
+ */
+#define EJ_OPEN_E2FSCK		0x0008
 
 /*
  * How blocks move (struct ej_open_opts.io_flags; ioeng.c).  0 is the fast

@@ -30,14 +30,23 @@ struct map_ctx {
 	size_t			nr_ext, max_ext;
 	struct ej_extent	*meta;	/* the map's own blocks */
 	size_t			nr_meta, max_meta;
+	int			holes;	/* e2fsck's way with extent holes */
+	unsigned long long	nr_holes;
 };
+
+/*
+ * At most this many blocks of an extent-mapped journal may be holes
+ * (EJ_OPEN_E2FSCK): each is a map entry of its own.
+ */
+#define EJ_MAX_HOLE_BLOCKS	65536ULL
 
 static int phys_ok(ext2_filsys fs, unsigned long long pblk,
 		   unsigned long long len)
 {
 	unsigned long long count = ext2fs_blocks_count(fs->super);
 
-	return len && pblk >= fs->super->s_first_data_block &&
+	/* block 0 is never a journal's (e2fsck stops at it too) */
+	return len && pblk && pblk >= fs->super->s_first_data_block &&
 	       pblk < count && len <= count - pblk;
 }
 
@@ -92,6 +101,29 @@ static errcode_t map_meta(struct map_ctx *m, unsigned long long pblk)
 	return push(&m->meta, &m->nr_meta, &m->max_meta, pblk, pblk, 1);
 }
 
+/*
+ * e2fsck takes an extent-mapped journal inode with holes in it (its
+ * check counts the blocks up to the last one mapped) and reads each hole
+ * as the filesystem's block 0 (what bmap gives for one): mapped so, one
+ * entry a block, up to logical block @to.  Never written: block 0 is in
+ * no extent that forbids writes (install_map).
+ */
+static errcode_t map_holes(struct map_ctx *m, unsigned long long to)
+{
+	errcode_t err;
+
+	if (to > m->want)
+		to = m->want;
+	if (to - m->next > EJ_MAX_HOLE_BLOCKS - m->nr_holes)
+		return EJ_BAD_JOURNAL_INODE;
+	for (; m->next < to; m->next++, m->nr_holes++) {
+		err = push(&m->ext, &m->nr_ext, &m->max_ext, m->next, 0, 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static errcode_t map_extents(struct map_ctx *m, ext2_ino_t ino,
 			     struct ext2_inode *inode)
 {
@@ -130,6 +162,11 @@ static errcode_t map_extents(struct map_ctx *m, ext2_ino_t ino,
 			if (err)
 				break;
 			continue;
+		}
+		if (ex.e_lblk > m->next && m->holes) {
+			err = map_holes(m, ex.e_lblk);
+			if (err)
+				break;
 		}
 		if (ex.e_lblk != m->next) {
 			/* a hole, or extents out of order: unusable */
@@ -223,10 +260,15 @@ static errcode_t install_map(struct ej_host *h, struct map_ctx *m)
 	if (m->nr_ext) {
 		memcpy(h->pext, m->ext, m->nr_ext * sizeof(*h->pext));
 		qsort(h->pext, m->nr_ext, sizeof(*h->pext), cmp_pblk);
-		memcpy(f, m->ext, m->nr_ext * sizeof(*f));
 	}
+	/* the holes (block 0) are read, not the journal's: not forbidden */
+	total = 0;
+	for (i = 0; i < m->nr_ext; i++)
+		if (m->ext[i].pblk)
+			f[total++] = m->ext[i];
 	if (m->nr_meta)
-		memcpy(f + m->nr_ext, m->meta, m->nr_meta * sizeof(*f));
+		memcpy(f + total, m->meta, m->nr_meta * sizeof(*f));
+	total += m->nr_meta;
 	qsort(f, total, sizeof(*f), cmp_pblk);
 	for (i = 0; i < total; i++) {
 		if (n && f[i].pblk <= f[n - 1].pblk + f[n - 1].len) {
@@ -255,6 +297,7 @@ static errcode_t try_inode(struct ej_host *h, ext2_ino_t ino,
 	unsigned long long size = EXT2_I_SIZE(inode);
 	errcode_t err;
 
+	m.holes = !!(h->flags & EJ_OPEN_E2FSCK);
 	err = ej_jinode_validate(inode, h->fs->blocksize);
 	if (err)
 		return err;
@@ -350,6 +393,15 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 	    memcmp(fs->super->s_journal_uuid, zero_uuid, 16))
 		want_uuid = fs->super->s_journal_uuid;
 	err = ej_ext_sb_validate(&sb, want_uuid, bs, 1, &reason);
+	/*
+	 * The block size the device's ext2 superblock gives is not what
+	 * e2fsck or Linux go by (the journal superblock's s_blocksize is):
+	 * opened for e2fsck, a device whose field was changed is read in the
+	 * filesystem's block size.
+	 */
+	if (err && reason == EJ_EXTR_BLOCKSIZE &&
+	    (h->flags & EJ_OPEN_E2FSCK))
+		err = 0;
 	if (err)
 		goto out;
 	count = ext2fs_blocks_count(&sb);
