@@ -9,12 +9,14 @@
  * looks at the journal, so it cannot share a mistake with recovery.c.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "rig.h"
@@ -45,6 +47,38 @@ void rnd_fill(__u32 *s, void *buf, size_t len)
 
 	for (i = 0; i < len; i++)
 		p[i] = (unsigned char)(rnd_next(s) >> 11);
+}
+
+/* ------------------------------------------------------------------ */
+/* Watchdog                                                            */
+
+static unsigned int wd_seconds;
+static char wd_msg[96];
+static size_t wd_len;
+
+/* Only write() and _exit() here: both are async-signal-safe. */
+static void wd_fire(int sig)
+{
+	(void)sig;
+	if (write(2, wd_msg, wd_len) < 0)
+		_exit(2);
+	_exit(2);
+}
+
+void rig_watchdog(const char *prog, unsigned int seconds)
+{
+	snprintf(wd_msg, sizeof(wd_msg), "%s: timeout: recovery looping?\n",
+		 prog);
+	wd_len = strlen(wd_msg);
+	wd_seconds = seconds;
+	signal(SIGALRM, wd_fire);
+}
+
+int rig_arm_timer(void **state)
+{
+	(void)state;
+	alarm(wd_seconds);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -81,6 +81,14 @@ struct rig {
 	int			rc;		/* of the last recovery */
 };
 
+/*
+ * A hang is a failure: rig_watchdog() (once, in main) makes SIGALRM print
+ * "PROG: timeout: recovery looping?" and exit 2; rig_arm_timer(), each
+ * test's cmocka setup, gives the test @seconds from its start.
+ */
+void rig_watchdog(const char *prog, unsigned int seconds);
+int rig_arm_timer(void **state);
+
 void *xrealloc(void *p, size_t n);
 __u32 rd32(const unsigned char *p);
 __u16 rd16(const unsigned char *p);
