@@ -32,6 +32,16 @@ __u32 ej_crc32c_sw(__u32 crc, const void *buf, size_t len);
 int ej_crc32c_use(const char *name);
 
 /* ------------------------------------------------------------------ */
+/* Arrays (array.c)                                                    */
+
+/*
+ * Make room for @need elements of @elem bytes in *arr, which has room for
+ * *max: doubling *max (from 16), realloc'ing *arr.  EJ_NO_MEMORY, *arr
+ * and *max unchanged, when that fails or would not fit in a size_t.
+ */
+errcode_t ej_grow(void **arr, size_t *max, size_t need, size_t elem);
+
+/* ------------------------------------------------------------------ */
 /* Journal superblock (jsb.c)                                          */
 
 /* Problems ej_jsb_check() can find (bits of *problems). */

@@ -122,24 +122,6 @@ static __u32 get_be32(const void *p)
 	return be32_to_cpu(x);
 }
 
-static errcode_t grow(void **arr, size_t *max, size_t need, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (need <= *max)
-		return 0;
-	n = *max ? *max * 2 : 16;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return EJ_NO_MEMORY;
-	*arr = p;
-	*max = n;
-	return 0;
-}
-
 static unsigned long log_next(const struct ej_writer *w, unsigned long blk)
 {
 	blk++;
@@ -500,8 +482,8 @@ errcode_t ej_writer_add_block(struct ej_writer *w, unsigned long long fsblock,
 		return EJ_BAD_ARG;
 	if (!w->is64 && fsblock > 0xffffffffULL)
 		return EJ_BAD_ARG;
-	err = grow((void **)&w->pend, &w->max_pend, w->nr_pend + 1,
-		   sizeof(*w->pend));
+	err = ej_grow((void **)&w->pend, &w->max_pend, w->nr_pend + 1,
+		      sizeof(*w->pend));
 	if (err)
 		return err;
 	p = &w->pend[w->nr_pend];
@@ -532,8 +514,8 @@ errcode_t ej_writer_revoke(struct ej_writer *w, unsigned long long fsblock)
 		return EJ_BAD_ARG;
 	if (!w->is64 && fsblock > 0xffffffffULL)
 		return EJ_BAD_ARG;
-	err = grow((void **)&w->revs, &w->max_revs, w->nr_revs + 1,
-		   sizeof(*w->revs));
+	err = ej_grow((void **)&w->revs, &w->max_revs, w->nr_revs + 1,
+		      sizeof(*w->revs));
 	if (err)
 		return err;
 	w->revs[w->nr_revs++] = fsblock;
@@ -768,8 +750,8 @@ static errcode_t write_txn(struct ej_writer *w, int commit)
 		err = EXT2_ET_JOURNAL_TOO_SMALL;
 		goto out;
 	}
-	err = grow((void **)&w->txns, &w->max_txns, w->nr_txns + 1,
-		   sizeof(*w->txns));
+	err = ej_grow((void **)&w->txns, &w->max_txns, w->nr_txns + 1,
+		      sizeof(*w->txns));
 	if (err)
 		goto out;
 	t = &w->txns[w->nr_txns];
