@@ -472,15 +472,23 @@ errcode_t ej_writer_begin(struct ej_writer *w, __u32 *tid)
 	return 0;
 }
 
+/*
+ * Can the open transaction of @w log or revoke @fsblock?  Not outside a
+ * transaction, nor above 2^32 - 1 in a journal without 64-bit tags.
+ */
+static int txn_block_ok(const struct ej_writer *w,
+			unsigned long long fsblock)
+{
+	return w && w->in_txn && (w->is64 || fsblock <= 0xffffffffULL);
+}
+
 errcode_t ej_writer_add_block(struct ej_writer *w, unsigned long long fsblock,
 			      const void *data)
 {
 	struct ej_pending *p;
 	errcode_t err;
 
-	if (!w || !w->in_txn || !data)
-		return EJ_BAD_ARG;
-	if (!w->is64 && fsblock > 0xffffffffULL)
+	if (!txn_block_ok(w, fsblock) || !data)
 		return EJ_BAD_ARG;
 	err = ej_grow((void **)&w->pend, &w->max_pend, w->nr_pend + 1,
 		      sizeof(*w->pend));
@@ -510,9 +518,7 @@ errcode_t ej_writer_revoke(struct ej_writer *w, unsigned long long fsblock)
 {
 	errcode_t err;
 
-	if (!w || !w->in_txn)
-		return EJ_BAD_ARG;
-	if (!w->is64 && fsblock > 0xffffffffULL)
+	if (!txn_block_ok(w, fsblock))
 		return EJ_BAD_ARG;
 	err = ej_grow((void **)&w->revs, &w->max_revs, w->nr_revs + 1,
 		      sizeof(*w->revs));
@@ -595,6 +601,25 @@ static void log_header(struct ej_writer *w, __u32 type, __u32 tid)
 	put_be32(w->buf + 8, tid);
 }
 
+/*
+ * Start the next revoke or descriptor block of @t in w->buf: its header,
+ * and how many of the @left records still to write it takes (@per fit).
+ */
+static unsigned int log_batch(struct ej_writer *w, __u32 type,
+			      const struct ej_wtxn *t, size_t left,
+			      unsigned int per)
+{
+	log_header(w, type, t->tid);
+	return left < per ? (unsigned int)left : per;
+}
+
+/* Give w->buf its tail checksum (v2/v3) and write it at journal @blk. */
+static errcode_t log_put(struct ej_writer *w, unsigned long blk)
+{
+	tail_set(w, w->buf);
+	return jwrite(w, blk, w->buf);
+}
+
 static errcode_t write_revokes(struct ej_writer *w, struct ej_wtxn *t,
 			       unsigned long *blk)
 {
@@ -606,10 +631,8 @@ static errcode_t write_revokes(struct ej_writer *w, struct ej_wtxn *t,
 	errcode_t err;
 
 	while (done < w->nr_revs) {
-		n = w->recs_per_revoke;
-		if (n > w->nr_revs - done)
-			n = w->nr_revs - done;
-		log_header(w, JBD2_REVOKE_BLOCK, t->tid);
+		n = log_batch(w, JBD2_REVOKE_BLOCK, t, w->nr_revs - done,
+			      w->recs_per_revoke);
 		put_be32(w->buf + 12, EJ_W_REVOKE_HDR + n * rs);
 		p = w->buf + EJ_W_REVOKE_HDR;
 		for (i = 0; i < n; i++, p += rs) {
@@ -618,8 +641,7 @@ static errcode_t write_revokes(struct ej_writer *w, struct ej_wtxn *t,
 			else
 				put_be32(p, (__u32)w->revs[done + i]);
 		}
-		tail_set(w, w->buf);
-		err = jwrite(w, *blk, w->buf);
+		err = log_put(w, *blk);
 		if (err)
 			return err;
 		b = layout_add(t, EJ_WB_REVOKE, idx++, *blk);
@@ -644,10 +666,8 @@ static errcode_t write_descriptors(struct ej_writer *w, struct ej_wtxn *t,
 	errcode_t err;
 
 	while (done < w->nr_pend) {
-		n = w->tags_per_desc;
-		if (n > w->nr_pend - done)
-			n = w->nr_pend - done;
-		log_header(w, JBD2_DESCRIPTOR_BLOCK, t->tid);
+		n = log_batch(w, JBD2_DESCRIPTOR_BLOCK, t, w->nr_pend - done,
+			      w->tags_per_desc);
 		dblk = *blk;
 		b = layout_add(t, EJ_WB_DESCRIPTOR, idx++, dblk);
 		b->count = n;
@@ -676,8 +696,7 @@ static errcode_t write_descriptors(struct ej_writer *w, struct ej_wtxn *t,
 				off += JBD2_UUID_BYTES;
 			}
 		}
-		tail_set(w, w->buf);
-		err = jwrite(w, dblk, w->buf);
+		err = log_put(w, dblk);
 		if (err)
 			return err;
 		*crc = ej_crc32_be(*crc, w->buf, w->bs);
