@@ -631,6 +631,9 @@ errcode_t ej_writer_finish(struct ej_writer *w);
 const struct ej_wtxn *ej_writer_txns(const struct ej_writer *w, size_t *nr);
 const struct ej_wtxn *ej_writer_find_txn(const struct ej_writer *w,
 					 __u32 tid);
+/* Block @index of @kind (EJ_WB_*) in @t; NULL if none (or @t is NULL). */
+const struct ej_wblock *ej_wtxn_block(const struct ej_wtxn *t,
+				      unsigned int kind, unsigned int index);
 /* The journal superblock as the writer keeps it (on-disk byte order). */
 const journal_superblock_t *ej_writer_jsb(const struct ej_writer *w);
 /* The first log block and one past the last (the log wraps there). */
@@ -693,5 +696,13 @@ enum ej_corrupt_kind {
 errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
 		     unsigned int index, unsigned int byte,
 		     unsigned long long value);
+/*
+ * The logged block ej_corrupt() damages for @kind, @tid and @index (the
+ * commit for the commit kinds); NULL when @tid has no such block or @kind
+ * damages none (the superblock and raw kinds).
+ */
+const struct ej_wblock *ej_corrupt_target(const struct ej_writer *w,
+					  int kind, __u32 tid,
+					  unsigned int index);
 
 #endif /* E2JOURNAL_EJ_LIB_H */

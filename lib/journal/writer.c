@@ -883,14 +883,38 @@ void ej_writer_log_bounds(const struct ej_writer *w, unsigned long *first,
 /* ------------------------------------------------------------------ */
 /* Faults                                                              */
 
-static struct ej_wblock *find_block(const struct ej_wtxn *t,
-				    unsigned int kind, unsigned int index)
+const struct ej_wblock *ej_wtxn_block(const struct ej_wtxn *t,
+				      unsigned int kind, unsigned int index)
 {
 	size_t i;
 
-	for (i = 0; i < t->nr_blocks; i++)
+	for (i = 0; t && i < t->nr_blocks; i++)
 		if (t->blocks[i].kind == kind && t->blocks[i].index == index)
 			return &t->blocks[i];
+	return NULL;
+}
+
+const struct ej_wblock *ej_corrupt_target(const struct ej_writer *w,
+					  int kind, __u32 tid,
+					  unsigned int index)
+{
+	const struct ej_wtxn *t = ej_writer_find_txn(w, tid);
+
+	switch (kind) {
+	case EJ_CORRUPT_COMMIT_CSUM:
+	case EJ_CORRUPT_COMMIT_HEADER:
+	case EJ_CORRUPT_TORN_COMMIT:
+		return ej_wtxn_block(t, EJ_WB_COMMIT, 0);
+	case EJ_CORRUPT_DATA:
+	case EJ_CORRUPT_TAG_RANGE:
+		return ej_wtxn_block(t, EJ_WB_DATA, index);
+	case EJ_CORRUPT_DESCR_TAG:
+	case EJ_CORRUPT_DESCR_TAIL:
+		return ej_wtxn_block(t, EJ_WB_DESCRIPTOR, index);
+	case EJ_CORRUPT_REVOKE_TAIL:
+	case EJ_CORRUPT_REVOKE_COUNT:
+		return ej_wtxn_block(t, EJ_WB_REVOKE, index);
+	}
 	return NULL;
 }
 
@@ -977,16 +1001,14 @@ static errcode_t corrupt_jsb(struct ej_writer *w, int kind, unsigned int byte,
 	return write_jsb(w, 1);
 }
 
-static errcode_t corrupt_tag_range(struct ej_writer *w, struct ej_wtxn *t,
-				   unsigned int index,
+/* @b: the data block whose tag is to name @value, in transaction @tid. */
+static errcode_t corrupt_tag_range(struct ej_writer *w, __u32 tid,
+				   struct ej_wblock *b,
 				   unsigned long long value)
 {
-	struct ej_wblock *b = find_block(t, EJ_WB_DATA, index);
 	unsigned char *tag;
 	errcode_t err;
 
-	if (!b)
-		return EJ_BAD_ARG;
 	if (!w->is64 && value > 0xffffffffULL)
 		return EJ_BAD_ARG;
 	err = jread(w, b->desc_jblock, w->buf);
@@ -1003,7 +1025,7 @@ static errcode_t corrupt_tag_range(struct ej_writer *w, struct ej_wtxn *t,
 	if (err)
 		return err;
 	b->fsblock = value;
-	return ej_writer_reseal(w, t->tid);
+	return ej_writer_reseal(w, tid);
 }
 
 errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
@@ -1011,8 +1033,7 @@ errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
 		     unsigned long long value)
 {
 	unsigned char mask = value ? (unsigned char)value : 0xff;
-	struct ej_wtxn *t = NULL;
-	struct ej_wblock *b = NULL;
+	struct ej_wblock *b;
 	unsigned long jblock;
 	unsigned int off;
 	errcode_t err;
@@ -1033,28 +1054,8 @@ errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
 		goto flip;
 	}
 
-	t = (struct ej_wtxn *)ej_writer_find_txn(w, tid);
-	if (!t)
-		return EJ_BAD_ARG;
-	switch (kind) {
-	case EJ_CORRUPT_COMMIT_CSUM:
-	case EJ_CORRUPT_COMMIT_HEADER:
-	case EJ_CORRUPT_TORN_COMMIT:
-		b = find_block(t, EJ_WB_COMMIT, 0);
-		break;
-	case EJ_CORRUPT_DATA:
-	case EJ_CORRUPT_TAG_RANGE:
-		b = find_block(t, EJ_WB_DATA, index);
-		break;
-	case EJ_CORRUPT_DESCR_TAG:
-	case EJ_CORRUPT_DESCR_TAIL:
-		b = find_block(t, EJ_WB_DESCRIPTOR, index);
-		break;
-	case EJ_CORRUPT_REVOKE_TAIL:
-	case EJ_CORRUPT_REVOKE_COUNT:
-		b = find_block(t, EJ_WB_REVOKE, index);
-		break;
-	}
+	/* the writer's own record: the tag-range kind updates it */
+	b = (struct ej_wblock *)ej_corrupt_target(w, kind, tid, index);
 	if (!b)
 		return EJ_BAD_ARG;
 	jblock = b->jblock;
@@ -1087,7 +1088,7 @@ errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
 		off = w->bs - w->tail_bytes + byte;
 		goto flip;
 	case EJ_CORRUPT_TAG_RANGE:
-		return corrupt_tag_range(w, t, index, value);
+		return corrupt_tag_range(w, tid, b, value);
 	case EJ_CORRUPT_REVOKE_COUNT:
 		err = jread(w, jblock, w->buf);
 		if (err)

@@ -112,19 +112,23 @@ unsigned char *jblk(struct rig *r, unsigned long lblk)
 	return memdev_block(r->jd, r->jbase + lblk);
 }
 
+const struct ej_wblock *rig_wblock(const struct rig *r, __u32 tid,
+				   unsigned int kind, unsigned int index)
+{
+	static const struct ej_wblock none;
+	const struct ej_wblock *b;
+
+	b = ej_wtxn_block(ej_writer_find_txn(r->w, tid), kind, index);
+	if (b)
+		return b;
+	fail_msg("tid %u has no block of kind %u index %u", tid, kind, index);
+	return &none;	/* not reached: fail_msg() leaves the test */
+}
+
 unsigned long rig_data_jblock(const struct rig *r, __u32 tid,
 			      unsigned int index)
 {
-	const struct ej_wtxn *t = ej_writer_find_txn(r->w, tid);
-	size_t k;
-
-	assert_non_null(t);
-	for (k = 0; k < t->nr_blocks; k++)
-		if (t->blocks[k].kind == EJ_WB_DATA &&
-		    t->blocks[k].index == index)
-			return t->blocks[k].jblock;
-	fail_msg("tid %u has no data block %u", tid, index);
-	return 0;
+	return rig_wblock(r, tid, EJ_WB_DATA, index)->jblock;
 }
 
 /* ------------------------------------------------------------------ */

@@ -129,6 +129,9 @@ void rig_resnap(struct rig *r);
 /* Rewrite the journal superblock in place (checksum made valid). */
 void rig_patch_jsb(struct rig *r, __u32 start, __u32 seq, __u32 maxlen);
 unsigned char *jblk(struct rig *r, unsigned long lblk);
+/* Block @index of @kind (EJ_WB_*) in transaction @tid (fails if none). */
+const struct ej_wblock *rig_wblock(const struct rig *r, __u32 tid,
+				   unsigned int kind, unsigned int index);
 /* Journal block of the @index-th data block of transaction @tid. */
 unsigned long rig_data_jblock(const struct rig *r, __u32 tid,
 			      unsigned int index);

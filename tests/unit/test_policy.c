@@ -637,28 +637,13 @@ static void corrupt(struct pcase *pc, int kind, __u32 tid, unsigned int index,
 static unsigned int tag_offset(struct pcase *pc, __u32 tid,
 			       unsigned int index)
 {
-	const struct ej_wtxn *t = ej_writer_find_txn(pc->r.w, tid);
-	size_t k;
-
-	for (k = 0; k < t->nr_blocks; k++)
-		if (t->blocks[k].kind == EJ_WB_DATA &&
-		    t->blocks[k].index == index)
-			return t->blocks[k].tag_offset;
-	fail_msg("no data block %u in tid %u", index, tid);
-	return 0;
+	return rig_wblock(&pc->r, tid, EJ_WB_DATA, index)->tag_offset;
 }
 
 static unsigned long kind_jblock(struct pcase *pc, __u32 tid,
 				 unsigned int kind, unsigned int index)
 {
-	const struct ej_wtxn *t = ej_writer_find_txn(pc->r.w, tid);
-	size_t k;
-
-	for (k = 0; k < t->nr_blocks; k++)
-		if (t->blocks[k].kind == kind && t->blocks[k].index == index)
-			return t->blocks[k].jblock;
-	fail_msg("no block of kind %u index %u in tid %u", kind, index, tid);
-	return 0;
+	return rig_wblock(&pc->r, tid, kind, index)->jblock;
 }
 
 /* ------------------------------------------------------------------ */
