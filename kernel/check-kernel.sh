@@ -944,7 +944,8 @@ needs_recovery() {
 # What a test image depends on: its recipe and the helpers recipes use,
 # the writer (for e2journal: the sources of its write and corrupt
 # commands, lib/journal and misc, which do not include recovery.c; for
-# debugfs: jtool.py and the e2fsprogs version), mke2fs.
+# debugfs: jtool.py, the jfmt.py it imports, and the e2fsprogs version),
+# mke2fs.
 image_key() {	# image_key TEST
 	{
 		declare -f "img_$1" mkfs mkdata ondisk jwrite to_ranges ej_write \
@@ -955,7 +956,7 @@ image_key() {	# image_key TEST
 			cat "$top_srcdir"/lib/journal/*.[ch] "$top_srcdir"/misc/*.[ch]
 		else
 			debugfs -V 2>&1 | head -1
-			cat "$here/jtool.py"
+			cat "$here/jtool.py" "$top_srcdir/tests/gen/jfmt.py"
 		fi
 	} | cksum
 }

@@ -15,6 +15,19 @@ fails=0
 ok() { echo "PASS: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+# refused KVER VAR=VALUE WHAT WHY PATTERN: mkseries.py --check KVER, with
+# VAR=VALUE in its environment, must fail and say PATTERN (WHY it fails).
+refused() {
+	if env "$2" $mk --check "$1" >"$work/out" 2>&1; then
+		bad "$3 passes the check"
+	elif grep -q "$5" "$work/out"; then
+		ok "$3 fails the check ($4)"
+	else
+		cat "$work/out"
+		bad "$3 fails, but not because $4"
+	fi
+}
+
 if $mk --check 6.1 6.12; then
 	ok "the series agree with the project's files"
 else
@@ -35,28 +48,18 @@ fi
 # One byte of recovery.c changed (a comment's letter).
 sed '3s/journal/jOurnal/' "$top_srcdir/e2fsck/recovery.c" >"$work/recovery.c"
 cmp -s "$work/recovery.c" "$top_srcdir/e2fsck/recovery.c" && bad "sed changed nothing"
-if MKSERIES_RECOVERY_C=$work/recovery.c $mk --check 6.1 >"$work/out" 2>&1; then
-	bad "a changed recovery.c passes the check"
-elif grep -q "fs/jbd2/recovery.c is not e2fsck/recovery.c" "$work/out"; then
-	ok "a changed recovery.c fails the check (the series' blob is not its)"
-else
-	cat "$work/out"
-	bad "a changed recovery.c fails, but not for its content"
-fi
+refused 6.1 MKSERIES_RECOVERY_C="$work/recovery.c" "a changed recovery.c" \
+	"the series' blob is not its" \
+	"fs/jbd2/recovery.c is not e2fsck/recovery.c"
 
 # One definition of the policy header changed.
 sed 's/JBD2_POLICY_REFUSE = 2,/JBD2_POLICY_REFUSE = 3,/' \
 	"$top_srcdir/lib/journal/jbd2_policy.h" >"$work/jbd2_policy.h"
 cmp -s "$work/jbd2_policy.h" "$top_srcdir/lib/journal/jbd2_policy.h" &&
 	bad "sed changed nothing"
-if MKSERIES_POLICY_H=$work/jbd2_policy.h $mk --check 6.12 >"$work/out" 2>&1; then
-	bad "a changed jbd2_policy.h passes the check"
-elif grep -q "jbd2_policy.h's definitions" "$work/out"; then
-	ok "a changed jbd2_policy.h fails the check (jbd2.h does not get its definitions)"
-else
-	cat "$work/out"
-	bad "a changed jbd2_policy.h fails, but not for its content"
-fi
+refused 6.12 MKSERIES_POLICY_H="$work/jbd2_policy.h" \
+	"a changed jbd2_policy.h" "jbd2.h does not get its definitions" \
+	"jbd2_policy.h's definitions"
 # One byte of an intermediate step's recovery.c changed (a copy of
 # kernel/series with 04-range/recovery.c one letter off).
 cp -r "$top_srcdir/kernel/series" "$work/series"
@@ -64,14 +67,9 @@ sed '3s/journal/jOurnal/' "$top_srcdir/kernel/series/04-range/recovery.c" \
 	>"$work/series/04-range/recovery.c"
 cmp -s "$work/series/04-range/recovery.c" "$top_srcdir/kernel/series/04-range/recovery.c" &&
 	bad "sed changed nothing"
-if MKSERIES_SERIES=$work/series $mk --check 6.1 >"$work/out" 2>&1; then
-	bad "a changed intermediate recovery.c passes the check"
-elif grep -q "fs/jbd2/recovery.c is not kernel/series/04-range/recovery.c" "$work/out"; then
-	ok "a changed intermediate recovery.c fails the check (the step's blob is not its)"
-else
-	cat "$work/out"
-	bad "a changed intermediate recovery.c fails, but not for its content"
-fi
+refused 6.1 MKSERIES_SERIES="$work/series" "a changed intermediate recovery.c" \
+	"the step's blob is not its" \
+	"fs/jbd2/recovery.c is not kernel/series/04-range/recovery.c"
 # The unchanged copy agrees (the control: the check follows MKSERIES_SERIES).
 cp "$top_srcdir/kernel/series/04-range/recovery.c" "$work/series/04-range/recovery.c"
 if MKSERIES_SERIES=$work/series $mk --check 6.1 >"$work/out" 2>&1; then
@@ -88,12 +86,7 @@ cp -r "$top_srcdir/kernel/patches-6.1" "$work/p/"
 p5=$(ls "$work"/p/patches-6.1/0005-*.patch)
 sed -i '/^index [0-9a-f]*\.\./s/^index [0-9a-f]/index f/' "$p5"
 cmp -s "$p5" "$(ls "$top_srcdir"/kernel/patches-6.1/0005-*.patch)" && bad "sed changed nothing"
-if MKSERIES_PATCHES=$work/p $mk --check 6.1 >"$work/out" 2>&1; then
-	bad "a broken chain passes the check"
-elif grep -q "0005-.*does not start where the patch before it left the file" "$work/out"; then
-	ok "a patch that does not start from its predecessor's recovery.c fails the check"
-else
-	cat "$work/out"
-	bad "a broken chain fails, but not for the chain"
-fi
+refused 6.1 MKSERIES_PATCHES="$work/p" "a patch out of the chain" \
+	"it does not start from its predecessor's recovery.c" \
+	"0005-.*does not start where the patch before it left the file"
 [ "$fails" -eq 0 ]

@@ -22,35 +22,19 @@ OPs (transactions are named by tid, data blocks and tags count from 0):
     tag-block TID N BLK  make tag N of TID name filesystem block BLK
 """
 
+import os
 import struct
 import subprocess
 import sys
 
-MAGIC = 0xC03B3998
-DESCRIPTOR, COMMIT, SB_V1, SB_V2, REVOKE = 1, 2, 3, 4, 5
-F_ESCAPE, F_SAME_UUID, F_LAST_TAG = 1, 2, 8
-INCOMPAT_REVOKE, INCOMPAT_64BIT, INCOMPAT_ASYNC = 0x1, 0x2, 0x4
-INCOMPAT_CSUM_V2, INCOMPAT_CSUM_V3 = 0x8, 0x10
-
-
-def _crc32c_table():
-    table = []
-    for n in range(256):
-        c = n
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-CRC_TABLE = _crc32c_table()
-
-
-def crc32c(crc, data):
-    """The raw crc32c register: no inversion in or out (as jbd2 uses it)."""
-    for b in data:
-        crc = CRC_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc
+# The format's numbers and crc32c: tests/gen/jfmt.py, the tests' reading
+# of FORMAT.md.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tests", "gen"))
+from jfmt import (  # noqa: E402
+    COMMIT, DESCRIPTOR, F_LAST_TAG, F_SAME_UUID, INCOMPAT_64BIT,
+    INCOMPAT_ASYNC, INCOMPAT_CSUM_V2, INCOMPAT_CSUM_V3, MAGIC, REVOKE, SB_V1,
+    SB_V2, crc32c)
 
 
 class Journal:

@@ -161,42 +161,6 @@ static errcode_t rebuild(struct ej_writer *w, const struct layout *lo,
 	return err;
 }
 
-static const struct ej_wblock *target_block(struct ej_writer *w, int kind,
-					    __u32 tid, unsigned int index)
-{
-	const struct ej_wtxn *t = ej_writer_find_txn(w, tid);
-	unsigned int want;
-	size_t i;
-
-	if (!t)
-		return NULL;
-	switch (kind) {
-	case EJ_CORRUPT_COMMIT_CSUM:
-	case EJ_CORRUPT_COMMIT_HEADER:
-	case EJ_CORRUPT_TORN_COMMIT:
-		want = EJ_WB_COMMIT;
-		index = 0;
-		break;
-	case EJ_CORRUPT_DATA:
-		want = EJ_WB_DATA;
-		break;
-	case EJ_CORRUPT_TAG_RANGE:
-		want = EJ_WB_DATA;
-		break;
-	case EJ_CORRUPT_DESCR_TAG:
-	case EJ_CORRUPT_DESCR_TAIL:
-		want = EJ_WB_DESCRIPTOR;
-		break;
-	default:
-		want = EJ_WB_REVOKE;
-		break;
-	}
-	for (i = 0; i < t->nr_blocks; i++)
-		if (t->blocks[i].kind == want && t->blocks[i].index == index)
-			return &t->blocks[i];
-	return NULL;
-}
-
 /* What the command line of "e2journal corrupt" asks for. */
 struct corrupt_args {
 	struct img		im;
@@ -387,7 +351,7 @@ int ej_cmd_corrupt(int argc, char **argv)
 		break;
 	}
 	if (corrupt_kinds[a.k].needs_tid) {
-		b = target_block(w, kind, a.tid, a.index);
+		b = ej_corrupt_target(w, kind, a.tid, a.index);
 		if (!b) {
 			fprintf(stderr,
 				"%s: transaction %llu has no such block (see %s)\n",

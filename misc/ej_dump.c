@@ -194,6 +194,16 @@ static void j_csum(struct dump_ctx *c, int state)
 	      state == CSUM_BAD ? "bad" : NULL);
 }
 
+/* Open the object of log block @b, of @type, in the current transaction. */
+static void j_log_block(struct dump_ctx *c, unsigned long b,
+			const char *type)
+{
+	j_open(c, NULL, '{');
+	j_uint(c, "block", b);
+	j_str(c, "type", type);
+	j_uint(c, "sequence", c->txn_tid);
+}
+
 /* ------------------------------------------------------------------ */
 /* Names                                                               */
 
@@ -653,10 +663,7 @@ static unsigned long walk_descriptor(struct dump_ctx *c, unsigned long b,
 	if (dstate == CSUM_BAD)
 		c->nr_bad_csum++;
 	if (c->json) {
-		j_open(c, NULL, '{');
-		j_uint(c, "block", b);
-		j_str(c, "type", "descriptor");
-		j_uint(c, "sequence", c->txn_tid);
+		j_log_block(c, b, "descriptor");
 		j_uint(c, "nr_tags", nr);
 		j_csum(c, dstate);
 		j_open(c, "tags", '[');
@@ -726,10 +733,7 @@ static void walk_revoke(struct dump_ctx *c, unsigned long b)
 	nr = end > off ? (end - off) / rec : 0;
 
 	if (c->json) {
-		j_open(c, NULL, '{');
-		j_uint(c, "block", b);
-		j_str(c, "type", "revoke");
-		j_uint(c, "sequence", c->txn_tid);
+		j_log_block(c, b, "revoke");
 		j_uint(c, "r_count", r_count);
 		j_bool(c, "r_count_ok", r_count <= space);
 		j_csum(c, state);
@@ -833,10 +837,7 @@ static void walk_commit(struct dump_ctx *c, unsigned long b)
 			 state != CSUM_NONE ? csum_word(state) : "");
 		return;
 	}
-	j_open(c, NULL, '{');
-	j_uint(c, "block", b);
-	j_str(c, "type", "commit");
-	j_uint(c, "sequence", c->txn_tid);
+	j_log_block(c, b, "commit");
 	j_uint(c, "chksum_type", ch.h_chksum_type);
 	j_uint(c, "chksum_size", ch.h_chksum_size);
 	j_uint(c, "chksum", be32_to_cpu(ch.h_chksum[0]));

@@ -23,24 +23,6 @@
 /* ------------------------------------------------------------------ */
 /* Parsing                                                             */
 
-int ejw_grow(void **arr, size_t *max, size_t need, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (need <= *max)
-		return 0;
-	n = *max ? *max * 2 : 8;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*max = n;
-	return 0;
-}
-
 int ejw_parse_num(const char *s, unsigned long long max,
 		  unsigned long long *v)
 {
@@ -338,8 +320,8 @@ static int layout_block(struct ltxn *t, char **w, int n)
 			break;
 	if (k > EJ_WB_COMMIT || n < 3)
 		return -1;
-	if (ejw_grow((void **)&t->blocks, &t->max_blocks, t->nr_blocks + 1,
-		     sizeof(*t->blocks)))
+	if (ej_grow((void **)&t->blocks, &t->max_blocks, t->nr_blocks + 1,
+		    sizeof(*t->blocks)))
 		return -1;
 	b = &t->blocks[t->nr_blocks++];
 	memset(b, 0, sizeof(*b));
@@ -414,8 +396,8 @@ int ejw_read_layout(const char *path, struct layout *lo)
 			err = ejw_parse_num(w[1], 0xffffffffULL, &v);
 			lo->max_tags = v;
 		} else if (!strcmp(w[0], "txn") && n >= 3) {
-			if (ejw_grow((void **)&lo->txns, &lo->max_txns,
-				     lo->nr_txns + 1, sizeof(*lo->txns))) {
+			if (ej_grow((void **)&lo->txns, &lo->max_txns,
+				    lo->nr_txns + 1, sizeof(*lo->txns))) {
 				err = -1;
 				break;
 			}

@@ -63,8 +63,6 @@ int ejw_write_layout(const char *path, struct ej_writer *w, int external,
 int ejw_read_layout(const char *path, struct layout *lo);
 void ejw_layout_free(struct layout *lo);
 
-/* Make room for @need elements of @elem bytes in *@arr; -1: no memory. */
-int ejw_grow(void **arr, size_t *max, size_t need, size_t elem);
 /* A whole unsigned number up to @max (0x.. and 0.. too); -1 if not. */
 int ejw_parse_num(const char *s, unsigned long long max,
 		  unsigned long long *v);

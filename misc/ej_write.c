@@ -83,7 +83,7 @@ static void tlist_free(struct tlist *l)
 
 static struct tspec *tlist_new(struct tlist *l)
 {
-	if (ejw_grow((void **)&l->t, &l->max, l->nr + 1, sizeof(*l->t)))
+	if (ej_grow((void **)&l->t, &l->max, l->nr + 1, sizeof(*l->t)))
 		return NULL;
 	memset(&l->t[l->nr], 0, sizeof(l->t[0]));
 	return &l->t[l->nr++];
@@ -154,8 +154,8 @@ static struct src *parse_src(struct tlist *l, const char *s)
 	const char *a;
 	unsigned long long v = 0;
 
-	if (ejw_grow((void **)&l->srcs, &l->max_srcs, l->nr_srcs + 1,
-		     sizeof(*l->srcs)))
+	if (ej_grow((void **)&l->srcs, &l->max_srcs, l->nr_srcs + 1,
+		    sizeof(*l->srcs)))
 		return NULL;
 	src = calloc(1, sizeof(*src));
 	if (!src)
@@ -210,8 +210,8 @@ static int add_block_cb(void *arg, unsigned long long v)
 	struct add_ctx *c = arg;
 	struct tblock *b;
 
-	if (ejw_grow((void **)&c->t->blocks, &c->t->max_blocks,
-		     c->t->nr_blocks + 1, sizeof(*c->t->blocks)))
+	if (ej_grow((void **)&c->t->blocks, &c->t->max_blocks,
+		    c->t->nr_blocks + 1, sizeof(*c->t->blocks)))
 		return -1;
 	b = &c->t->blocks[c->t->nr_blocks++];
 	b->fsblock = v;
@@ -224,8 +224,8 @@ static int add_revoke_cb(void *arg, unsigned long long v)
 {
 	struct tspec *t = arg;
 
-	if (ejw_grow((void **)&t->revokes, &t->max_revokes, t->nr_revokes + 1,
-		     sizeof(*t->revokes)))
+	if (ej_grow((void **)&t->revokes, &t->max_revokes, t->nr_revokes + 1,
+		    sizeof(*t->revokes)))
 		return -1;
 	t->revokes[t->nr_revokes++] = v;
 	return 0;
@@ -491,7 +491,7 @@ static int collect_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t cnt,
 {
 	struct blist *l = priv;
 
-	if (ejw_grow((void **)&l->b, &l->max, l->nr + 1, sizeof(*l->b)))
+	if (ej_grow((void **)&l->b, &l->max, l->nr + 1, sizeof(*l->b)))
 		return BLOCK_ABORT;
 	l->b[l->nr++] = *blocknr;
 	return 0;

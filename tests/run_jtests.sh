@@ -95,6 +95,26 @@ wanted() {
 }
 PATTERNS="$*"
 
+# tally STATUS TEXT: count and print one result; a STATUS other than PASS
+# or SKIP is a failure.
+tally() {
+	case $1 in
+	PASS)
+		npass=$((npass + 1))
+		echo "PASS $2"
+		;;
+	SKIP)
+		nskip=$((nskip + 1))
+		echo "SKIP $2"
+		;;
+	*)
+		nfail=$((nfail + 1))
+		failed=1
+		echo "FAIL $2"
+		;;
+	esac
+}
+
 # report NAME OUT LOG RC: turn a test's output into PASS/FAIL/SKIP lines.
 report() {
 	local name=$1 out=$2 logf=$3 rc=$4 status rest n=0 failed=0
@@ -107,42 +127,16 @@ report() {
 		status=${line%% *}
 		rest=${line#* }
 		n=$((n + 1))
-		case $status in
-		PASS)
-			npass=$((npass + 1))
-			echo "PASS $rest"
-			;;
-		SKIP)
-			nskip=$((nskip + 1))
-			echo "SKIP $rest"
-			;;
-		*)
-			nfail=$((nfail + 1))
-			failed=1
-			echo "FAIL $rest"
-			;;
-		esac
+		tally "$status" "$rest"
 	done <"$out"
 	if [ $n -eq 0 ]; then
 		case $rc in
-		0)
-			npass=$((npass + 1))
-			echo "PASS $name"
-			;;
-		77)
-			nskip=$((nskip + 1))
-			echo "SKIP $name"
-			;;
-		*)
-			nfail=$((nfail + 1))
-			failed=1
-			echo "FAIL $name (exit $rc)"
-			;;
+		0) tally PASS "$name" ;;
+		77) tally SKIP "$name" ;;
+		*) tally FAIL "$name (exit $rc)" ;;
 		esac
 	elif [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
-		nfail=$((nfail + 1))
-		failed=1
-		echo "FAIL $name (exit $rc after its results)"
+		tally FAIL "$name (exit $rc after its results)"
 	fi
 	if [ $failed = 1 ]; then
 		echo "---- $name: end of its log ($logf)"

@@ -32,6 +32,16 @@ __u32 ej_crc32c_sw(__u32 crc, const void *buf, size_t len);
 int ej_crc32c_use(const char *name);
 
 /* ------------------------------------------------------------------ */
+/* Arrays (array.c)                                                    */
+
+/*
+ * Make room for @need elements of @elem bytes in *arr, which has room for
+ * *max: doubling *max (from 16), realloc'ing *arr.  EJ_NO_MEMORY, *arr
+ * and *max unchanged, when that fails or would not fit in a size_t.
+ */
+errcode_t ej_grow(void **arr, size_t *max, size_t need, size_t elem);
+
+/* ------------------------------------------------------------------ */
 /* Journal superblock (jsb.c)                                          */
 
 /* Problems ej_jsb_check() can find (bits of *problems). */
@@ -628,6 +638,9 @@ errcode_t ej_writer_finish(struct ej_writer *w);
 const struct ej_wtxn *ej_writer_txns(const struct ej_writer *w, size_t *nr);
 const struct ej_wtxn *ej_writer_find_txn(const struct ej_writer *w,
 					 __u32 tid);
+/* Block @index of @kind (EJ_WB_*) in @t; NULL if none (or @t is NULL). */
+const struct ej_wblock *ej_wtxn_block(const struct ej_wtxn *t,
+				      unsigned int kind, unsigned int index);
 /* The journal superblock as the writer keeps it (on-disk byte order). */
 const journal_superblock_t *ej_writer_jsb(const struct ej_writer *w);
 /* The first log block and one past the last (the log wraps there). */
@@ -690,5 +703,13 @@ enum ej_corrupt_kind {
 errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
 		     unsigned int index, unsigned int byte,
 		     unsigned long long value);
+/*
+ * The logged block ej_corrupt() damages for @kind, @tid and @index (the
+ * commit for the commit kinds); NULL when @tid has no such block or @kind
+ * damages none (the superblock and raw kinds).
+ */
+const struct ej_wblock *ej_corrupt_target(const struct ej_writer *w,
+					  int kind, __u32 tid,
+					  unsigned int index);
 
 #endif /* E2JOURNAL_EJ_LIB_H */

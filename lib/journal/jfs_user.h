@@ -215,40 +215,22 @@ struct journal_s {
 	((j)->j_format_version >= 2 && \
 	 (be32_to_cpu((j)->j_superblock->s_feature_incompat) & (mask)))
 
-static inline int jbd2_has_feature_checksum(journal_t *j)
-{
-	return JBD2_HAS_COMPAT(j, JBD2_FEATURE_COMPAT_CHECKSUM);
+/* jbd2_has_feature_NAME(j): is MASK set in the TEST feature word? */
+#define JBD2_FEATURE_TEST(name, test, mask)				\
+static inline int jbd2_has_feature_##name(journal_t *j)			\
+{									\
+	return test(j, mask);						\
 }
 
-static inline int jbd2_has_feature_revoke(journal_t *j)
-{
-	return JBD2_HAS_INCOMPAT(j, JBD2_FEATURE_INCOMPAT_REVOKE);
-}
-
-static inline int jbd2_has_feature_64bit(journal_t *j)
-{
-	return JBD2_HAS_INCOMPAT(j, JBD2_FEATURE_INCOMPAT_64BIT);
-}
-
-static inline int jbd2_has_feature_async_commit(journal_t *j)
-{
-	return JBD2_HAS_INCOMPAT(j, JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT);
-}
-
-static inline int jbd2_has_feature_csum2(journal_t *j)
-{
-	return JBD2_HAS_INCOMPAT(j, JBD2_FEATURE_INCOMPAT_CSUM_V2);
-}
-
-static inline int jbd2_has_feature_csum3(journal_t *j)
-{
-	return JBD2_HAS_INCOMPAT(j, JBD2_FEATURE_INCOMPAT_CSUM_V3);
-}
-
-static inline int jbd2_has_feature_fast_commit(journal_t *j)
-{
-	return JBD2_HAS_INCOMPAT(j, JBD2_FEATURE_INCOMPAT_FAST_COMMIT);
-}
+JBD2_FEATURE_TEST(checksum, JBD2_HAS_COMPAT, JBD2_FEATURE_COMPAT_CHECKSUM)
+JBD2_FEATURE_TEST(revoke, JBD2_HAS_INCOMPAT, JBD2_FEATURE_INCOMPAT_REVOKE)
+JBD2_FEATURE_TEST(64bit, JBD2_HAS_INCOMPAT, JBD2_FEATURE_INCOMPAT_64BIT)
+JBD2_FEATURE_TEST(async_commit, JBD2_HAS_INCOMPAT,
+		  JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT)
+JBD2_FEATURE_TEST(csum2, JBD2_HAS_INCOMPAT, JBD2_FEATURE_INCOMPAT_CSUM_V2)
+JBD2_FEATURE_TEST(csum3, JBD2_HAS_INCOMPAT, JBD2_FEATURE_INCOMPAT_CSUM_V3)
+JBD2_FEATURE_TEST(fast_commit, JBD2_HAS_INCOMPAT,
+		  JBD2_FEATURE_INCOMPAT_FAST_COMMIT)
 
 static inline int jbd2_journal_has_csum_v2or3(journal_t *j)
 {

@@ -179,25 +179,6 @@ static struct ej_report_priv *priv_get(struct ej_report *r)
 	return r->map;
 }
 
-/* Grow *arr (of *max elements of @size bytes) to hold one more. */
-static int grow(void **arr, size_t *max, size_t nr, size_t size)
-{
-	size_t n;
-	void *p;
-
-	if (nr < *max)
-		return 0;
-	n = *max ? *max * 2 : 64;
-	if (n < *max || n > ((size_t)-1) / size)
-		return -ENOMEM;
-	p = realloc(*arr, n * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*max = n;
-	return 0;
-}
-
 /*
  * The per-block array, which reaches millions of entries, is huge-page
  * backed (bigmem.c), so growing it costs a copy, not a page fault per
@@ -221,7 +202,7 @@ static int resize_big(void **arr, size_t *max, size_t nr, size_t n,
 	return 0;
 }
 
-/* As grow(), for the per-block array. */
+/* Room for one more in the per-block array (huge-page backed). */
 static int grow_big(void **arr, size_t *max, size_t nr, size_t size)
 {
 	size_t n;
@@ -529,8 +510,8 @@ void jbd2_recovery_txn(journal_t *journal, const struct jbd2_txn_info *ti)
 
 	if (!r || !ti)
 		return;
-	if (grow((void **)&r->txns, &r->max_txns, r->nr_txns,
-		 sizeof(*r->txns)))
+	if (ej_grow((void **)&r->txns, &r->max_txns, r->nr_txns + 1,
+		    sizeof(*r->txns)))
 		return;
 	r->txns[r->nr_txns] = *ti;
 	/* as its blocks: nothing is replayed from an untrusted journal */
@@ -549,8 +530,8 @@ void jbd2_recovery_revoke_block(journal_t *journal, tid_t tid,
 
 	if (!r)
 		return;
-	if (grow((void **)&r->revokes, &r->max_revokes, r->nr_revokes,
-		 sizeof(*r->revokes)))
+	if (ej_grow((void **)&r->revokes, &r->max_revokes,
+		    r->nr_revokes + 1, sizeof(*r->revokes)))
 		return;
 	e = &r->revokes[r->nr_revokes++];
 	e->tid = tid;

@@ -122,24 +122,6 @@ static __u32 get_be32(const void *p)
 	return be32_to_cpu(x);
 }
 
-static errcode_t grow(void **arr, size_t *max, size_t need, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (need <= *max)
-		return 0;
-	n = *max ? *max * 2 : 16;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return EJ_NO_MEMORY;
-	*arr = p;
-	*max = n;
-	return 0;
-}
-
 static unsigned long log_next(const struct ej_writer *w, unsigned long blk)
 {
 	blk++;
@@ -490,18 +472,26 @@ errcode_t ej_writer_begin(struct ej_writer *w, __u32 *tid)
 	return 0;
 }
 
+/*
+ * Can the open transaction of @w log or revoke @fsblock?  Not outside a
+ * transaction, nor above 2^32 - 1 in a journal without 64-bit tags.
+ */
+static int txn_block_ok(const struct ej_writer *w,
+			unsigned long long fsblock)
+{
+	return w && w->in_txn && (w->is64 || fsblock <= 0xffffffffULL);
+}
+
 errcode_t ej_writer_add_block(struct ej_writer *w, unsigned long long fsblock,
 			      const void *data)
 {
 	struct ej_pending *p;
 	errcode_t err;
 
-	if (!w || !w->in_txn || !data)
+	if (!txn_block_ok(w, fsblock) || !data)
 		return EJ_BAD_ARG;
-	if (!w->is64 && fsblock > 0xffffffffULL)
-		return EJ_BAD_ARG;
-	err = grow((void **)&w->pend, &w->max_pend, w->nr_pend + 1,
-		   sizeof(*w->pend));
+	err = ej_grow((void **)&w->pend, &w->max_pend, w->nr_pend + 1,
+		      sizeof(*w->pend));
 	if (err)
 		return err;
 	p = &w->pend[w->nr_pend];
@@ -528,12 +518,10 @@ errcode_t ej_writer_revoke(struct ej_writer *w, unsigned long long fsblock)
 {
 	errcode_t err;
 
-	if (!w || !w->in_txn)
+	if (!txn_block_ok(w, fsblock))
 		return EJ_BAD_ARG;
-	if (!w->is64 && fsblock > 0xffffffffULL)
-		return EJ_BAD_ARG;
-	err = grow((void **)&w->revs, &w->max_revs, w->nr_revs + 1,
-		   sizeof(*w->revs));
+	err = ej_grow((void **)&w->revs, &w->max_revs, w->nr_revs + 1,
+		      sizeof(*w->revs));
 	if (err)
 		return err;
 	w->revs[w->nr_revs++] = fsblock;
@@ -613,6 +601,25 @@ static void log_header(struct ej_writer *w, __u32 type, __u32 tid)
 	put_be32(w->buf + 8, tid);
 }
 
+/*
+ * Start the next revoke or descriptor block of @t in w->buf: its header,
+ * and how many of the @left records still to write it takes (@per fit).
+ */
+static unsigned int log_batch(struct ej_writer *w, __u32 type,
+			      const struct ej_wtxn *t, size_t left,
+			      unsigned int per)
+{
+	log_header(w, type, t->tid);
+	return left < per ? (unsigned int)left : per;
+}
+
+/* Give w->buf its tail checksum (v2/v3) and write it at journal @blk. */
+static errcode_t log_put(struct ej_writer *w, unsigned long blk)
+{
+	tail_set(w, w->buf);
+	return jwrite(w, blk, w->buf);
+}
+
 static errcode_t write_revokes(struct ej_writer *w, struct ej_wtxn *t,
 			       unsigned long *blk)
 {
@@ -624,10 +631,8 @@ static errcode_t write_revokes(struct ej_writer *w, struct ej_wtxn *t,
 	errcode_t err;
 
 	while (done < w->nr_revs) {
-		n = w->recs_per_revoke;
-		if (n > w->nr_revs - done)
-			n = w->nr_revs - done;
-		log_header(w, JBD2_REVOKE_BLOCK, t->tid);
+		n = log_batch(w, JBD2_REVOKE_BLOCK, t, w->nr_revs - done,
+			      w->recs_per_revoke);
 		put_be32(w->buf + 12, EJ_W_REVOKE_HDR + n * rs);
 		p = w->buf + EJ_W_REVOKE_HDR;
 		for (i = 0; i < n; i++, p += rs) {
@@ -636,8 +641,7 @@ static errcode_t write_revokes(struct ej_writer *w, struct ej_wtxn *t,
 			else
 				put_be32(p, (__u32)w->revs[done + i]);
 		}
-		tail_set(w, w->buf);
-		err = jwrite(w, *blk, w->buf);
+		err = log_put(w, *blk);
 		if (err)
 			return err;
 		b = layout_add(t, EJ_WB_REVOKE, idx++, *blk);
@@ -662,10 +666,8 @@ static errcode_t write_descriptors(struct ej_writer *w, struct ej_wtxn *t,
 	errcode_t err;
 
 	while (done < w->nr_pend) {
-		n = w->tags_per_desc;
-		if (n > w->nr_pend - done)
-			n = w->nr_pend - done;
-		log_header(w, JBD2_DESCRIPTOR_BLOCK, t->tid);
+		n = log_batch(w, JBD2_DESCRIPTOR_BLOCK, t, w->nr_pend - done,
+			      w->tags_per_desc);
 		dblk = *blk;
 		b = layout_add(t, EJ_WB_DESCRIPTOR, idx++, dblk);
 		b->count = n;
@@ -694,8 +696,7 @@ static errcode_t write_descriptors(struct ej_writer *w, struct ej_wtxn *t,
 				off += JBD2_UUID_BYTES;
 			}
 		}
-		tail_set(w, w->buf);
-		err = jwrite(w, dblk, w->buf);
+		err = log_put(w, dblk);
 		if (err)
 			return err;
 		*crc = ej_crc32_be(*crc, w->buf, w->bs);
@@ -768,8 +769,8 @@ static errcode_t write_txn(struct ej_writer *w, int commit)
 		err = EXT2_ET_JOURNAL_TOO_SMALL;
 		goto out;
 	}
-	err = grow((void **)&w->txns, &w->max_txns, w->nr_txns + 1,
-		   sizeof(*w->txns));
+	err = ej_grow((void **)&w->txns, &w->max_txns, w->nr_txns + 1,
+		      sizeof(*w->txns));
 	if (err)
 		goto out;
 	t = &w->txns[w->nr_txns];
@@ -882,14 +883,38 @@ void ej_writer_log_bounds(const struct ej_writer *w, unsigned long *first,
 /* ------------------------------------------------------------------ */
 /* Faults                                                              */
 
-static struct ej_wblock *find_block(const struct ej_wtxn *t,
-				    unsigned int kind, unsigned int index)
+const struct ej_wblock *ej_wtxn_block(const struct ej_wtxn *t,
+				      unsigned int kind, unsigned int index)
 {
 	size_t i;
 
-	for (i = 0; i < t->nr_blocks; i++)
+	for (i = 0; t && i < t->nr_blocks; i++)
 		if (t->blocks[i].kind == kind && t->blocks[i].index == index)
 			return &t->blocks[i];
+	return NULL;
+}
+
+const struct ej_wblock *ej_corrupt_target(const struct ej_writer *w,
+					  int kind, __u32 tid,
+					  unsigned int index)
+{
+	const struct ej_wtxn *t = ej_writer_find_txn(w, tid);
+
+	switch (kind) {
+	case EJ_CORRUPT_COMMIT_CSUM:
+	case EJ_CORRUPT_COMMIT_HEADER:
+	case EJ_CORRUPT_TORN_COMMIT:
+		return ej_wtxn_block(t, EJ_WB_COMMIT, 0);
+	case EJ_CORRUPT_DATA:
+	case EJ_CORRUPT_TAG_RANGE:
+		return ej_wtxn_block(t, EJ_WB_DATA, index);
+	case EJ_CORRUPT_DESCR_TAG:
+	case EJ_CORRUPT_DESCR_TAIL:
+		return ej_wtxn_block(t, EJ_WB_DESCRIPTOR, index);
+	case EJ_CORRUPT_REVOKE_TAIL:
+	case EJ_CORRUPT_REVOKE_COUNT:
+		return ej_wtxn_block(t, EJ_WB_REVOKE, index);
+	}
 	return NULL;
 }
 
@@ -976,16 +1001,14 @@ static errcode_t corrupt_jsb(struct ej_writer *w, int kind, unsigned int byte,
 	return write_jsb(w, 1);
 }
 
-static errcode_t corrupt_tag_range(struct ej_writer *w, struct ej_wtxn *t,
-				   unsigned int index,
+/* @b: the data block whose tag is to name @value, in transaction @tid. */
+static errcode_t corrupt_tag_range(struct ej_writer *w, __u32 tid,
+				   struct ej_wblock *b,
 				   unsigned long long value)
 {
-	struct ej_wblock *b = find_block(t, EJ_WB_DATA, index);
 	unsigned char *tag;
 	errcode_t err;
 
-	if (!b)
-		return EJ_BAD_ARG;
 	if (!w->is64 && value > 0xffffffffULL)
 		return EJ_BAD_ARG;
 	err = jread(w, b->desc_jblock, w->buf);
@@ -1002,7 +1025,7 @@ static errcode_t corrupt_tag_range(struct ej_writer *w, struct ej_wtxn *t,
 	if (err)
 		return err;
 	b->fsblock = value;
-	return ej_writer_reseal(w, t->tid);
+	return ej_writer_reseal(w, tid);
 }
 
 errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
@@ -1010,8 +1033,7 @@ errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
 		     unsigned long long value)
 {
 	unsigned char mask = value ? (unsigned char)value : 0xff;
-	struct ej_wtxn *t = NULL;
-	struct ej_wblock *b = NULL;
+	struct ej_wblock *b;
 	unsigned long jblock;
 	unsigned int off;
 	errcode_t err;
@@ -1032,28 +1054,8 @@ errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
 		goto flip;
 	}
 
-	t = (struct ej_wtxn *)ej_writer_find_txn(w, tid);
-	if (!t)
-		return EJ_BAD_ARG;
-	switch (kind) {
-	case EJ_CORRUPT_COMMIT_CSUM:
-	case EJ_CORRUPT_COMMIT_HEADER:
-	case EJ_CORRUPT_TORN_COMMIT:
-		b = find_block(t, EJ_WB_COMMIT, 0);
-		break;
-	case EJ_CORRUPT_DATA:
-	case EJ_CORRUPT_TAG_RANGE:
-		b = find_block(t, EJ_WB_DATA, index);
-		break;
-	case EJ_CORRUPT_DESCR_TAG:
-	case EJ_CORRUPT_DESCR_TAIL:
-		b = find_block(t, EJ_WB_DESCRIPTOR, index);
-		break;
-	case EJ_CORRUPT_REVOKE_TAIL:
-	case EJ_CORRUPT_REVOKE_COUNT:
-		b = find_block(t, EJ_WB_REVOKE, index);
-		break;
-	}
+	/* the writer's own record: the tag-range kind updates it */
+	b = (struct ej_wblock *)ej_corrupt_target(w, kind, tid, index);
 	if (!b)
 		return EJ_BAD_ARG;
 	jblock = b->jblock;
@@ -1086,7 +1088,7 @@ errcode_t ej_corrupt(struct ej_writer *w, int kind, __u32 tid,
 		off = w->bs - w->tail_bytes + byte;
 		goto flip;
 	case EJ_CORRUPT_TAG_RANGE:
-		return corrupt_tag_range(w, t, index, value);
+		return corrupt_tag_range(w, tid, b, value);
 	case EJ_CORRUPT_REVOKE_COUNT:
 		err = jread(w, jblock, w->buf);
 		if (err)

@@ -18,8 +18,13 @@ The second form re-signs the ext2 superblock at byte OFFSET of FILE
 Written for e2journal's e2fsck tests from the facts in FORMAT.md.
 """
 
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "gen"))
+from jfmt import crc32c  # noqa: E402
 
 FIELDS = {
     "magic": 0x00, "blocktype": 0x04, "sequence": 0x08,
@@ -28,14 +33,6 @@ FIELDS = {
     "rocompat": 0x2C, "nr_users": 0x40, "num_fc_blks": 0x54,
     "checksum": 0xFC,
 }
-
-
-def crc32c(crc, data):
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-    return crc
 
 
 def ext2_csum(path, off):

@@ -9,12 +9,14 @@
  * looks at the journal, so it cannot share a mistake with recovery.c.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "rig.h"
@@ -48,6 +50,38 @@ void rnd_fill(__u32 *s, void *buf, size_t len)
 }
 
 /* ------------------------------------------------------------------ */
+/* Watchdog                                                            */
+
+static unsigned int wd_seconds;
+static char wd_msg[96];
+static size_t wd_len;
+
+/* Only write() and _exit() here: both are async-signal-safe. */
+static void wd_fire(int sig)
+{
+	(void)sig;
+	if (write(2, wd_msg, wd_len) < 0)
+		_exit(2);
+	_exit(2);
+}
+
+void rig_watchdog(const char *prog, unsigned int seconds)
+{
+	snprintf(wd_msg, sizeof(wd_msg), "%s: timeout: recovery looping?\n",
+		 prog);
+	wd_len = strlen(wd_msg);
+	wd_seconds = seconds;
+	signal(SIGALRM, wd_fire);
+}
+
+int rig_arm_timer(void **state)
+{
+	(void)state;
+	alarm(wd_seconds);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
 
 void *xrealloc(void *p, size_t n)
@@ -78,19 +112,23 @@ unsigned char *jblk(struct rig *r, unsigned long lblk)
 	return memdev_block(r->jd, r->jbase + lblk);
 }
 
+const struct ej_wblock *rig_wblock(const struct rig *r, __u32 tid,
+				   unsigned int kind, unsigned int index)
+{
+	static const struct ej_wblock none;
+	const struct ej_wblock *b;
+
+	b = ej_wtxn_block(ej_writer_find_txn(r->w, tid), kind, index);
+	if (b)
+		return b;
+	fail_msg("tid %u has no block of kind %u index %u", tid, kind, index);
+	return &none;	/* not reached: fail_msg() leaves the test */
+}
+
 unsigned long rig_data_jblock(const struct rig *r, __u32 tid,
 			      unsigned int index)
 {
-	const struct ej_wtxn *t = ej_writer_find_txn(r->w, tid);
-	size_t k;
-
-	assert_non_null(t);
-	for (k = 0; k < t->nr_blocks; k++)
-		if (t->blocks[k].kind == EJ_WB_DATA &&
-		    t->blocks[k].index == index)
-			return t->blocks[k].jblock;
-	fail_msg("tid %u has no data block %u", tid, index);
-	return 0;
+	return rig_wblock(r, tid, EJ_WB_DATA, index)->jblock;
 }
 
 /* ------------------------------------------------------------------ */

@@ -81,6 +81,14 @@ struct rig {
 	int			rc;		/* of the last recovery */
 };
 
+/*
+ * A hang is a failure: rig_watchdog() (once, in main) makes SIGALRM print
+ * "PROG: timeout: recovery looping?" and exit 2; rig_arm_timer(), each
+ * test's cmocka setup, gives the test @seconds from its start.
+ */
+void rig_watchdog(const char *prog, unsigned int seconds);
+int rig_arm_timer(void **state);
+
 void *xrealloc(void *p, size_t n);
 __u32 rd32(const unsigned char *p);
 __u16 rd16(const unsigned char *p);
@@ -121,6 +129,9 @@ void rig_resnap(struct rig *r);
 /* Rewrite the journal superblock in place (checksum made valid). */
 void rig_patch_jsb(struct rig *r, __u32 start, __u32 seq, __u32 maxlen);
 unsigned char *jblk(struct rig *r, unsigned long lblk);
+/* Block @index of @kind (EJ_WB_*) in transaction @tid (fails if none). */
+const struct ej_wblock *rig_wblock(const struct rig *r, __u32 tid,
+				   unsigned int kind, unsigned int index);
 /* Journal block of the @index-th data block of transaction @tid. */
 unsigned long rig_data_jblock(const struct rig *r, __u32 tid,
 			      unsigned int index);

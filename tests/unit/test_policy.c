@@ -26,14 +26,12 @@
  * case that fails; the test fails at its end.
  */
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "rig.h"
@@ -639,28 +637,13 @@ static void corrupt(struct pcase *pc, int kind, __u32 tid, unsigned int index,
 static unsigned int tag_offset(struct pcase *pc, __u32 tid,
 			       unsigned int index)
 {
-	const struct ej_wtxn *t = ej_writer_find_txn(pc->r.w, tid);
-	size_t k;
-
-	for (k = 0; k < t->nr_blocks; k++)
-		if (t->blocks[k].kind == EJ_WB_DATA &&
-		    t->blocks[k].index == index)
-			return t->blocks[k].tag_offset;
-	fail_msg("no data block %u in tid %u", index, tid);
-	return 0;
+	return rig_wblock(&pc->r, tid, EJ_WB_DATA, index)->tag_offset;
 }
 
 static unsigned long kind_jblock(struct pcase *pc, __u32 tid,
 				 unsigned int kind, unsigned int index)
 {
-	const struct ej_wtxn *t = ej_writer_find_txn(pc->r.w, tid);
-	size_t k;
-
-	for (k = 0; k < t->nr_blocks; k++)
-		if (t->blocks[k].kind == kind && t->blocks[k].index == index)
-			return t->blocks[k].jblock;
-	fail_msg("no block of kind %u index %u in tid %u", kind, index, tid);
-	return 0;
+	return rig_wblock(&pc->r, tid, kind, index)->jblock;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1547,23 +1530,6 @@ static void test_row(void **state)
 		fail_msg("%u check(s) failed", nr_failed);
 }
 
-static void on_alarm(int sig)
-{
-	static const char msg[] = "test_policy: timeout: recovery looping?\n";
-
-	(void)sig;
-	if (write(2, msg, sizeof(msg) - 1) < 0)
-		_exit(2);
-	_exit(2);
-}
-
-static int arm_timer(void **state)
-{
-	(void)state;
-	alarm(TEST_TIMEOUT);
-	return 0;
-}
-
 #define ROW(name, when, nr_var, fn)					\
 	{ name, { when, nr_var, fn } }
 
@@ -1598,10 +1564,10 @@ int main(void)
 	static struct CMUnitTest tests[ARRAY_SIZE(rows)];
 	size_t i;
 
-	signal(SIGALRM, on_alarm);
+	rig_watchdog("test_policy", TEST_TIMEOUT);
 	for (i = 0; i < ARRAY_SIZE(rows); i++)
 		tests[i] = (struct CMUnitTest){ rows[i].name, test_row,
-						arm_timer, NULL,
+						rig_arm_timer, NULL,
 						(void *)&rows[i].rt };
 	return _cmocka_run_group_tests("test_policy", tests, ARRAY_SIZE(rows),
 				       NULL, NULL);

@@ -12,14 +12,12 @@
  * never writes outside the filesystem or into the journal.
  */
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "rig.h"
@@ -1287,23 +1285,6 @@ static void test_read_errors(void **state)
 
 /* ------------------------------------------------------------------ */
 
-static void on_alarm(int sig)
-{
-	static const char msg[] = "test_recovery: timeout: recovery looping?\n";
-
-	(void)sig;
-	if (write(2, msg, sizeof(msg) - 1) < 0)
-		_exit(2);
-	_exit(2);
-}
-
-static int arm_timer(void **state)
-{
-	(void)state;
-	alarm(TEST_TIMEOUT);
-	return 0;
-}
-
 #define NR_FIXED	16
 
 int main(void)
@@ -1333,7 +1314,7 @@ int main(void)
 	};
 	size_t n = 0, i, b;
 
-	signal(SIGALRM, on_alarm);
+	rig_watchdog("test_recovery", TEST_TIMEOUT);
 	for (i = 0; i < NR_LAYOUTS; i++) {
 		for (b = 0; b < 2; b++) {
 			struct layout_case *lc = &layout_cases[2 * i + b];
@@ -1346,7 +1327,7 @@ int main(void)
 		snprintf(names[n], sizeof(names[n]), "writer_format_%s_%u",
 			 layout_cases[i].cfg->name, layout_cases[i].bs);
 		tests[n] = (struct CMUnitTest){ names[n], test_writer_format,
-						arm_timer, NULL,
+						rig_arm_timer, NULL,
 						&layout_cases[i] };
 		n++;
 	}
@@ -1354,12 +1335,12 @@ int main(void)
 		snprintf(names[n], sizeof(names[n]), "healthy_layout_%s_%u",
 			 layout_cases[i].cfg->name, layout_cases[i].bs);
 		tests[n] = (struct CMUnitTest){ names[n], test_layout,
-						arm_timer, NULL,
+						rig_arm_timer, NULL,
 						&layout_cases[i] };
 		n++;
 	}
 	for (i = 0; i < NR_FIXED; i++)
 		tests[n++] = (struct CMUnitTest){ fixed[i].name, fixed[i].fn,
-						  arm_timer, NULL, NULL };
+						  rig_arm_timer, NULL, NULL };
 	return _cmocka_run_group_tests("test_recovery", tests, n, NULL, NULL);
 }

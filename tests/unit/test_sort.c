@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_sort.c: ej_radix_sort() against qsort.
+ * test_sort.c: ej_radix_sort() against qsort; ej_grow(), which grows the
+ * arrays of the library and the programs.
  *
  * The write phase relies on it twice: final versions by filesystem block
  * (one per block, so any order of equals would do) and, per batch, log
@@ -166,6 +167,40 @@ static void test_full_range(void **state)
 	check4(20000, 0, 13);
 }
 
+/* ej_grow(): doubling from 16, contents kept, a size that cannot be refused */
+static void test_grow(void **state)
+{
+	unsigned int *a = NULL, *was;
+	size_t max = 0, i;
+
+	(void)state;
+	assert_int_equal(ej_grow((void **)&a, &max, 1, sizeof(*a)), 0);
+	assert_int_equal(max, 16);
+	for (i = 0; i < max; i++)
+		a[i] = i * 7;
+	was = a;
+	assert_int_equal(ej_grow((void **)&a, &max, 16, sizeof(*a)), 0);
+	assert_ptr_equal(a, was);
+	assert_int_equal(max, 16);
+	assert_int_equal(ej_grow((void **)&a, &max, 17, sizeof(*a)), 0);
+	assert_int_equal(max, 32);
+	assert_int_equal(ej_grow((void **)&a, &max, 1000, sizeof(*a)), 0);
+	assert_int_equal(max, 1024);
+	for (i = 16; i < max; i++)
+		a[i] = i * 7;
+	/* more elements than a size_t counts, then more bytes */
+	was = a;
+	assert_int_equal(ej_grow((void **)&a, &max, SIZE_MAX / 2 + 2,
+				 sizeof(*a)), EJ_NO_MEMORY);
+	assert_int_equal(ej_grow((void **)&a, &max, 2048, SIZE_MAX / 2048 + 2),
+			 EJ_NO_MEMORY);
+	assert_ptr_equal(a, was);
+	assert_int_equal(max, 1024);
+	for (i = 0; i < max; i++)
+		assert_int_equal(a[i], i * 7);
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_equal_keys),
 		cmocka_unit_test(test_block_numbers),
 		cmocka_unit_test(test_full_range),
+		cmocka_unit_test(test_grow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
