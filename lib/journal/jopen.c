@@ -63,15 +63,8 @@ static errcode_t push(struct ej_extent **arr, size_t *nr, size_t *max,
 			return 0;
 		}
 	}
-	if (*nr == *max) {
-		size_t n = *max ? *max * 2 : 16;
-
-		x = realloc(*arr, n * sizeof(*x));
-		if (!x)
-			return EJ_NO_MEMORY;
-		*arr = x;
-		*max = n;
-	}
+	if (ej_grow((void **)arr, max, *nr + 1, sizeof(**arr)))
+		return EJ_NO_MEMORY;
 	x = &(*arr)[(*nr)++];
 	x->lblk = lblk;
 	x->pblk = pblk;
