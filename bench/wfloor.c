@@ -44,6 +44,8 @@ static int reap(aio_context_t ctx, long min, long max)
 
 	if (max > 256)
 		max = 256;
+	if (min > max)
+		min = max;
 	do {
 		n = syscall(__NR_io_getevents, ctx, min, max, ev, NULL);
 	} while (n < 0 && errno == EINTR);
