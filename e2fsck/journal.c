@@ -1017,22 +1017,19 @@ static int sb_values_sane(ext2_filsys fs)
 	unsigned long long ipg_max, cpg_max, bpg_max;
 	unsigned int isz = EXT2_INODE_SIZE(sb);
 
-	ipg_max = ipb * ((unsigned long long)sb->s_blocks_per_group - 4);
-	if (sb->s_blocks_per_group < 4 ||
-	    ipg_max > EXT2_MAX_INODES_PER_GROUP(sb))
-		ipg_max = sb->s_blocks_per_group < 4 ? 0 :
-			  EXT2_MAX_INODES_PER_GROUP(sb);
-	cpg_max = 8ULL * EXT2_BLOCK_SIZE(sb);
-	if (cpg_max > EXT2_MAX_CLUSTERS_PER_GROUP(sb))
-		cpg_max = EXT2_MAX_CLUSTERS_PER_GROUP(sb);
-	bpg_max = 8ULL * EXT2_BLOCK_SIZE(sb) * EXT2FS_CLUSTER_RATIO(fs);
-	if (bpg_max > EXT2_MAX_BLOCKS_PER_GROUP(sb))
-		bpg_max = EXT2_MAX_BLOCKS_PER_GROUP(sb);
-	blks_max = (1ULL << 32) * EXT2_MAX_BLOCKS_PER_GROUP(sb);
-	if (blks_max > (ext2fs_has_feature_64bit(sb) ? (1ULL << 48) - 1 :
-			(1ULL << 32) - 1))
-		blks_max = ext2fs_has_feature_64bit(sb) ? (1ULL << 48) - 1 :
-			   (1ULL << 32) - 1;
+	ipg_max = sb->s_blocks_per_group < 4 ? 0 :
+		  min_t(unsigned long long,
+			ipb * (sb->s_blocks_per_group - 4ULL),
+			EXT2_MAX_INODES_PER_GROUP(sb));
+	cpg_max = min_t(unsigned long long, 8ULL * EXT2_BLOCK_SIZE(sb),
+			EXT2_MAX_CLUSTERS_PER_GROUP(sb));
+	bpg_max = min_t(unsigned long long,
+			8ULL * EXT2_BLOCK_SIZE(sb) * EXT2FS_CLUSTER_RATIO(fs),
+			EXT2_MAX_BLOCKS_PER_GROUP(sb));
+	blks_max = min_t(unsigned long long,
+			 (1ULL << 32) * EXT2_MAX_BLOCKS_PER_GROUP(sb),
+			 ext2fs_has_feature_64bit(sb) ? (1ULL << 48) - 1 :
+			 (1ULL << 32) - 1);
 
 	if (!sb->s_inodes_count || out_of(blocks, 1, blks_max) ||
 	    sb->s_first_data_block > blocks ||
