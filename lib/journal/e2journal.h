@@ -23,8 +23,8 @@
 /*
  * ej_err.h (made by compile_et) declares initialize_ej_error_table() and
  * the error codes without a C++ linkage block of its own: it is included
- * inside ours, as ext2fs.h includes ext2_err.h, so that a C++ program
- * links the C symbols.
+ * inside ours, as libext2fs' header includes its error table, so that a
+ * C++ program links the C symbols.
  */
 #ifdef __cplusplus
 extern "C" {
