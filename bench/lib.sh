@@ -8,7 +8,7 @@
 # its messages) are set; the script sets its own "work", "runs" and
 # "warmup" defaults, and a usage function, before calling bench_args.
 
-kit="${BENCH_KIT:-$top/../shared/bench}"
+kit="${BENCH_KIT:-$top/bench/kit}"
 cand="$top/e2fsck/e2fsck"
 ref="${REF_E2FSCK:-/usr/sbin/e2fsck}"
 

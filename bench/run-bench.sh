@@ -3,7 +3,7 @@
 # run-bench.sh - the "Fast replay" benchmark: our e2fsck against e2fsprogs'
 # on the images a, b, c and a revoke-heavy journal, with the targets.
 #
-# Builds missing images with the shared bench kit, runs
+# Builds missing images with the bench kit (bench/kit/), runs
 # replay-bench.sh --verify (fresh copy per run, candidate and reference
 # alternated), and prints per image the median wall time of both, the
 # per-pair wall ratios, their median, the peak RSS, and PASS/MISS for each
@@ -28,7 +28,7 @@ usage() {
 	cat <<'EOF'
 Usage: bench/run-bench.sh [options]
 
-  --kit DIR       the shared bench scripts [../shared/bench, or $BENCH_KIT]
+  --kit DIR       the bench kit [bench/kit, or $BENCH_KIT]
   --work DIR      where the images live / are built [bench/work, or $BENCH_WORK]
   --runs N        measured pairs per image (at least 5 for the targets) [5]
   --warmup N      untimed pairs first [1]

@@ -4,7 +4,7 @@
 # journal size, ours against e2fsprogs' e2fsck, on a-type images (4,096
 # distinct blocks, the log 90% full) with 1, 2, 4 and 8 GiB journals.
 #
-# Builds missing images with the shared bench kit (mkjournal-image.sh
+# Builds missing images with the bench kit (bench/kit/) (mkjournal-image.sh
 # --journal-mb), runs replay-bench.sh (fresh fsynced copy per run, ours
 # and e2fsprogs alternated, GNU time's peak RSS), and prints one line per
 # size: median walls, the median of the per-pair ratios, our time per GiB
@@ -28,7 +28,7 @@ usage() {
 	cat <<'EOF'
 Usage: bench/scale.sh [options]
 
-  --kit DIR       the shared bench scripts [../shared/bench, or $BENCH_KIT]
+  --kit DIR       the bench kit [bench/kit, or $BENCH_KIT]
   --work DIR      where the images aN.img live / are built
                   [bench/work/scale, or $BENCH_WORK]
   --runs N        measured pairs per size [3]

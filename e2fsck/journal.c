@@ -973,8 +973,14 @@ static errcode_t open_fs(struct e2fsck_ctx *ctx, int flags, io_manager io)
 	err = ext2fs_open2(ctx->filesystem_name, ctx->io_options, flags,
 			   ctx->superblock, ctx->superblock ? bs : 0,
 			   ej_test_io_manager(io), &ctx->fs);
-	if (!err)
+	if (!err) {
+		const char *clock = getenv("E2FSCK_TIME");
+
 		ctx->fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+		/* e2fsprogs' test clock: its e2fsck sets fs->now from it */
+		if (clock)
+			ctx->fs->now = (time_t)strtoull(clock, NULL, 0);
+	}
 	return err;
 }
 
@@ -1606,6 +1612,30 @@ static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 	return err;
 }
 
+/*
+ * The report's text; under -p every line carries "DEVICE: ", as each of
+ * e2fsck's preen messages does, so that parallel checks stay apart.
+ */
+static void log_report(struct e2fsck_ctx *ctx, const char *text)
+{
+	const char *nl;
+
+	if (!(ctx->options & E2F_OPT_PREEN)) {
+		log_out(ctx, "%s", text);
+		return;
+	}
+	for (; *text; text = nl + 1) {
+		nl = strchr(text, '\n');
+		if (!nl) {
+			log_out(ctx, "%s: %s\n", ctx->device_name, text);
+			break;
+		}
+		if (nl > text)
+			log_out(ctx, "%s: %.*s\n", ctx->device_name,
+				(int)(nl - text), text);
+	}
+}
+
 /* refuse (or a superblock in doubt): what was found, nothing replayed. */
 static void say_refused(struct e2fsck_ctx *ctx, journal_t *j)
 {
@@ -1613,7 +1643,7 @@ static void say_refused(struct e2fsck_ctx *ctx, journal_t *j)
 
 	say_damage(ctx, ej_journal_report(j)->corrupt);
 	if (!ej_report_text(ej_journal_report(j), 0, &text))
-		log_out(ctx, "%s", text);
+		log_report(ctx, text);
 	free(text);
 	log_out(ctx,
 		"%s: nothing replayed%s; the journal and the needs_recovery flag are left as they were\n",

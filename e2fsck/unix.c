@@ -722,6 +722,36 @@ static void take_option(struct e2fsck_ctx *ctx, int c, char **argv,
 }
 
 /*
+ * --help: e2fsck has none, so the engine says so and prints its usage
+ * (its words, its exit status 16); then the -E keys of the journal phase,
+ * which that usage cannot list.
+ */
+static _Noreturn void help_and_journal_keys(struct e2fsck_ctx *ctx,
+					    char **argv)
+{
+	int status = 0;
+	pid_t pid;
+
+	check_engine(ctx);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		execv(E2FSCK_ENGINE, argv);
+		_exit(FSCK_ERROR);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		status = FSCK_ERROR;
+	else
+		status = WEXITSTATUS(status);
+	fprintf(stderr, "\nJournal phase (e2jfsck(8), JOURNAL POLICIES):\n"
+		" -E journal_policy=P  Damaged journal: replay-all (default),\n"
+		"                      stop (as e2fsprogs 1.47) or refuse\n"
+		" -E journal_report=F  Write the replay report to F as JSON\n"
+		" -E journal_save=F    Save the journal to F before it is reset\n");
+	exit(status);
+}
+
+/*
  * Parse the command line the way e2fsck does.  Any error e2fsck reports
  * before it reads -E is left to the engine, run with the very same
  * arguments, so that the message and exit code are e2fsck's.
@@ -740,6 +770,9 @@ static void parse_args(struct e2fsck_ctx *ctx, int argc, char **argv)
 	if (getenv("E2FSCK_FORCE_INTERACTIVE") || (isatty(0) && isatty(1)))
 		ctx->interactive = 1;
 
+	for (c = 1; c < argc && strcmp(argv[c], "--"); c++)
+		if (!strcmp(argv[c], "--help"))
+			help_and_journal_keys(ctx, argv);
 	opterr = 0;
 	while ((c = getopt(argc, argv, getopt_string)) != -1) {
 		static const char letters[] = "panyrcCBdEfvtFVMbIjPlLNSsDkz";

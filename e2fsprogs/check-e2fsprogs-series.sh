@@ -21,7 +21,7 @@
 #     expectations the series updates must pass; then once more with an
 #     e2fsck.conf saying journal_policy = stop and the suite's original
 #     expectations, which must fail only what stock fails;
-#  5. the conformance corpus (../shared/conformance/run.sh --fsck with
+#  5. the conformance corpus (tests/conformance/run.sh --fsck with
 #     -E journal_policy=stop) against the patched e2fsck must give
 #     reference-1.47.0.txt;
 #  6. the project's tests with the patched e2fsck in ours' place
@@ -256,16 +256,10 @@ else
 fi
 
 step "conformance corpus, -E journal_policy=stop"
-conf=""
-for d in "${CONFORMANCE_DIR:-}" /work/shared/conformance \
-	 "$top_srcdir/../shared/conformance"; do
-	if [[ -n $d && -x $d/run.sh && -f $d/reference-1.47.0.txt ]]; then
-		conf=$d
-		break
-	fi
-done
-if [[ -z $conf ]]; then
-	log "  no conformance corpus here (CONFORMANCE_DIR); skipped"
+conf=${CONFORMANCE_DIR:-$top_srcdir/tests/conformance}
+if [[ ! -x $conf/run.sh || ! -f $conf/reference-1.47.0.txt ]]; then
+	log "  no conformance corpus in $conf"
+	status=1
 else
 	(cd "$cache" && "$conf/run.sh" \
 		--fsck "$patched_e2fsck -E journal_policy=stop") \

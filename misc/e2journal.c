@@ -36,11 +36,12 @@ static const struct {
 	int		(*fn)(int argc, char **argv);
 	const char	*what;
 } commands[] = {
+	/* in the order of e2journal(8) */
 	{ "dump",	ej_cmd_dump,	"show the journal superblock and log" },
+	{ "plan",	ej_cmd_plan,	"say what replay would do; write nothing" },
 	{ "replay",	ej_cmd_replay,	"replay the journal into the filesystem" },
 	{ "show",	ej_cmd_show,	"what a block is; what its log changes" },
 	{ "save",	ej_cmd_save,	"keep a raw copy of the journal" },
-	{ "plan",	ej_cmd_plan,	"say what replay would do; write nothing" },
 	{ "write",	ej_cmd_write,	"log transactions into a journal (tests)" },
 	{ "corrupt",	ej_cmd_corrupt,	"damage what write wrote (tests)" },
 };
@@ -650,6 +651,10 @@ static int replay_load(struct replay_cmd *c)
 		else
 			com_err(ej_prog, err, "while loading the journal of %s",
 				c->image);
+		if (c->json)
+			ej_json_error(stdout, c->image, err,
+				      "loading the journal",
+				      ej_load_failure_exit(err));
 		return ej_load_failure_exit(err);
 	}
 	r = ej_journal_report(c->journal);
@@ -868,8 +873,15 @@ int main(int argc, char **argv)
 		return EJ_EXIT_OK;
 	}
 	for (i = 0; i < NR_COMMANDS; i++) {
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+		static char name[64];
+
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		/* getopt's own messages say "e2journal replay: ..." */
+		snprintf(name, sizeof(name), "%s %s", ej_prog,
+			 commands[i].name);
+		argv[1] = name;
+		return commands[i].fn(argc - 1, argv + 1);
 	}
 	fprintf(stderr, "%s: unknown command '%s'\n", ej_prog, argv[1]);
 	usage(stderr);

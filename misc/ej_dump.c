@@ -15,6 +15,7 @@
  * is ever written: the filesystem is opened read-only and the journal
  * with EJ_OPEN_READONLY.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +61,16 @@ struct dump_ctx {
 	unsigned long	nr_txns, nr_committed, nr_tags, nr_revoked;
 	unsigned long	nr_bad_csum;
 	int		read_error;
+
+	/* -O: the old log too (past the end, or from s_first when empty) */
+	int		old;
+	/* -i: only the logged versions of an inode's blocks */
+	ext2_ino_t	ino;
+	blk64_t		ino_table_block;	/* holds the inode */
+	unsigned int	ino_offset;		/* its offset in that block */
+	blk64_t		*ino_blocks;		/* mapped blocks, sorted */
+	size_t		nr_ino_blocks, ino_cap;
+	unsigned long	nr_ino_hits;
 };
 
 /* ------------------------------------------------------------------ */
@@ -489,6 +500,33 @@ static void text_row(struct dump_ctx *c, unsigned long b, const char *type,
 	fputc('\n', c->out);
 }
 
+/* -i in text: only the rows of the inode's blocks and the end. */
+static int quiet(const struct dump_ctx *c)
+{
+	return c->ino && !c->json;
+}
+
+static int cmp_blk(const void *a, const void *b)
+{
+	blk64_t x = *(const blk64_t *)a, y = *(const blk64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* 1: @blk is the inode table block of the -i inode; 2: one it maps. */
+static int ino_match(const struct dump_ctx *c, blk64_t blk)
+{
+	if (!c->ino)
+		return 0;
+	if (blk == c->ino_table_block)
+		return 1;
+	if (c->nr_ino_blocks &&
+	    bsearch(&blk, c->ino_blocks, c->nr_ino_blocks, sizeof(blk64_t),
+		    cmp_blk))
+		return 2;
+	return 0;
+}
+
 static unsigned long next_block(struct dump_ctx *c, unsigned long b)
 {
 	b++;
@@ -517,7 +555,8 @@ static void txn_begin(struct dump_ctx *c, __u32 tid, unsigned long b)
 	c->v1_valid = 1;
 	c->nr_txns++;
 	if (!c->json) {
-		fprintf(c->out, "Transaction %u\n", tid);
+		if (!quiet(c))
+			fprintf(c->out, "Transaction %u\n", tid);
 		return;
 	}
 	j_open(c, NULL, '{');
@@ -534,7 +573,7 @@ static void txn_end(struct dump_ctx *c, int committed)
 	if (committed)
 		c->nr_committed++;
 	if (!c->json) {
-		if (!committed)
+		if (!committed && !quiet(c))
 			fprintf(c->out, "  (transaction %u has no commit block)\n",
 				c->txn_tid);
 		return;
@@ -622,11 +661,17 @@ static void show_tag(struct dump_ctx *c, unsigned long jb,
 		     int readable, int state)
 {
 	char names[64];
+	int m = ino_match(c, t->fsblock);
 
+	if (m)
+		c->nr_ino_hits++;
 	if (c->json) {
 		j_open(c, NULL, '{');
 		j_uint(c, "journal_block", jb);
 		j_uint(c, "fs_block", t->fsblock);
+		if (m)
+			j_str(c, "inode_block", m == 1 ? "inode_table" :
+			      "mapped");
 		j_uint(c, "flags", t->flags);
 		j_names(c, "flag_names", t->flags, tag_flag_names);
 		if (c->csum_v23)
@@ -640,9 +685,13 @@ static void show_tag(struct dump_ctx *c, unsigned long jb,
 		j_close(c, '}');
 		return;
 	}
+	if (quiet(c) && !m)
+		return;
 	bit_names(t->flags, tag_flag_names, names, sizeof(names));
-	text_row(c, jb, "  data", "fs block %llu, flags 0x%x%s%s%s%s%s",
-		 t->fsblock, t->flags, names[0] ? " (" : "", names,
+	text_row(c, jb, "  data", "fs block %llu%s, flags 0x%x%s%s%s%s%s",
+		 t->fsblock, !m ? "" : m == 1 ?
+		 " (inode table block of the inode)" : " (mapped by the inode)",
+		 t->flags, names[0] ? " (" : "", names,
 		 names[0] ? ")" : "",
 		 !readable ? ", unreadable" : state != CSUM_NONE ? ", csum " :
 		 "", readable && state != CSUM_NONE ? csum_word(state) : "");
@@ -667,7 +716,7 @@ static unsigned long walk_descriptor(struct dump_ctx *c, unsigned long b,
 		j_uint(c, "nr_tags", nr);
 		j_csum(c, dstate);
 		j_open(c, "tags", '[');
-	} else {
+	} else if (!quiet(c)) {
 		text_row(c, b, "descriptor", "%u tag%s%s%s", nr,
 			 nr == 1 ? "" : "s",
 			 dstate != CSUM_NONE ? ", csum " : "",
@@ -740,7 +789,7 @@ static void walk_revoke(struct dump_ctx *c, unsigned long b)
 		j_key(c, "records");
 		fputc('[', c->out);
 		c->jcomma = 0;
-	} else {
+	} else if (!quiet(c)) {
 		text_row(c, b, "revoke", "%u record%s, r_count %u%s%s%s", nr,
 			 nr == 1 ? "" : "s", r_count,
 			 r_count > space ? " (larger than the block)" : "",
@@ -754,7 +803,7 @@ static void walk_revoke(struct dump_ctx *c, unsigned long b)
 		c->nr_revoked++;
 		if (c->json)
 			j_uint(c, NULL, blk);
-		else
+		else if (!quiet(c) || ino_match(c, blk))
 			text_row(c, 0, NULL, "revoke fs block %llu", blk);
 	}
 	if (c->json) {
@@ -822,6 +871,8 @@ static void walk_commit(struct dump_ctx *c, unsigned long b)
 	 */
 	high = !(sec & 0xffffffffULL) && (sec >> 32) &&
 	       commit_date(sec >> 32, nsec, 0, date, sizeof(date));
+	if (quiet(c))
+		return;
 	if (!c->json) {
 		if (high)
 			snprintf(date + strlen(date), sizeof(date) - strlen(date),
@@ -895,7 +946,7 @@ static void walk_log(struct dump_ctx *c)
 			"sequence", "contents");
 	}
 
-	if (b == 0) {
+	if (b == 0 && !c->old) {
 		walk_end(c, 0, "journal is empty (log start 0)");
 		return;
 	}
@@ -903,6 +954,16 @@ static void walk_log(struct dump_ctx *c)
 		walk_end(c, b, "first log block %lu outside the journal",
 			 c->first);
 		return;
+	}
+	if (b == 0) {
+		/* -O on an empty journal: the old log from its first block */
+		b = c->first;
+		if (!read_block(c, b, c->buf))
+			expect = be32_to_cpu(((const journal_header_t *)
+					      c->buf)->h_sequence);
+		if (!c->json)
+			fprintf(c->out, "  (journal is empty: its old log from block %lu, sequence %u)\n",
+				b, expect);
 	}
 	if (b < c->first || b >= c->last) {
 		walk_end(c, b, "log start outside the log (%lu-%lu)",
@@ -935,9 +996,17 @@ static void walk_log(struct dump_ctx *c)
 			walk_end(c, b, "no journal magic");
 			return;
 		}
-		if (seq != expect) {
+		if (seq != expect && !c->old) {
 			walk_end(c, b, "sequence %u, expected %u", seq, expect);
 			return;
+		}
+		if (seq != expect) {
+			/* -O: an older log goes on here; follow it */
+			txn_end(c, 0);
+			if (!quiet(c))
+				text_row(c, b, "old log", "sequence %u, expected %u: older log",
+					 seq, expect);
+			expect = seq;
 		}
 
 		switch (type) {
@@ -977,6 +1046,10 @@ static void dump_summary(struct dump_ctx *c)
 			c->nr_revoked, c->nr_revoked == 1 ? "" : "s");
 		fprintf(c->out, "%lu bad checksum%s\n", c->nr_bad_csum,
 			c->nr_bad_csum == 1 ? "" : "s");
+		if (c->ino)
+			fprintf(c->out, "%lu logged version%s of inode %u's blocks\n",
+				c->nr_ino_hits,
+				c->nr_ino_hits == 1 ? "" : "s", c->ino);
 		return;
 	}
 	j_break(c);
@@ -987,6 +1060,8 @@ static void dump_summary(struct dump_ctx *c)
 	j_uint(c, "revoke_records", c->nr_revoked);
 	j_uint(c, "bad_checksums", c->nr_bad_csum);
 	j_bool(c, "read_error", c->read_error);
+	if (c->ino)
+		j_uint(c, "inode_versions", c->nr_ino_hits);
 	j_close(c, '}');
 	j_close_nl(c, '}');
 	fputc('\n', c->out);
@@ -998,8 +1073,96 @@ static void dump_summary(struct dump_ctx *c)
 static void dump_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s dump [-j external_journal | --from SAVED] [--json] image\n",
+		"Usage: %s dump [options] IMAGE\n\n"
+		"Show the journal superblock of IMAGE's journal, then its log block\n"
+		"by block: each transaction's descriptor, data, revoke and commit\n"
+		"blocks with their checksums, as debugfs' logdump does.  Reads only.\n\n"
+		"  -j, --journal FILE   the external journal (device, image or a\n"
+		"                       saved copy) instead of the internal one\n"
+		"      --from SAVED     a journal kept by 'e2journal save'\n"
+		"  -O, --old            also the old log: past the log's end, and on\n"
+		"                       an empty (replayed) journal from its first\n"
+		"                       block (logdump -O)\n"
+		"  -i, --inode INODE    only the logged versions of INODE's blocks:\n"
+		"                       its inode table block and the blocks it maps\n"
+		"                       (logdump -i); INODE as a number or <number>\n"
+		"      --json           one JSON document (doc/report-json.md)\n"
+		"  -h, --help           this text\n\n"
+		"Exit status: 0 shown, 8 operational error (no journal, unreadable\n"
+		"block), 16 usage error.\n",
 		ej_prog);
+}
+
+/* -i: where the inode lies, and the blocks it maps, sorted. */
+static int collect_blocks(ext2_filsys fs, blk64_t *blocknr,
+			  e2_blkcnt_t blockcnt, blk64_t ref_blk, int ref_offset,
+			  void *priv)
+{
+	struct dump_ctx *c = priv;
+
+	(void)fs;
+	(void)blockcnt;
+	(void)ref_blk;
+	(void)ref_offset;
+	if (c->nr_ino_blocks == c->ino_cap) {
+		size_t cap = c->ino_cap ? 2 * c->ino_cap : 64;
+		blk64_t *n = realloc(c->ino_blocks, cap * sizeof(*n));
+
+		if (!n)
+			return BLOCK_ABORT;
+		c->ino_blocks = n;
+		c->ino_cap = cap;
+	}
+	c->ino_blocks[c->nr_ino_blocks++] = *blocknr;
+	return 0;
+}
+
+static int inode_setup(struct dump_ctx *c, ext2_filsys fs)
+{
+	unsigned long ipg = fs->super->s_inodes_per_group;
+	unsigned int isize = EXT2_INODE_SIZE(fs->super);
+	unsigned long group, index;
+	struct ext2_inode inode;
+	errcode_t err;
+
+	if (c->ino < 1 || c->ino > fs->super->s_inodes_count) {
+		fprintf(stderr, "%s: dump: inode %u is not in the filesystem (1-%u)\n",
+			ej_prog, c->ino, fs->super->s_inodes_count);
+		return EJ_EXIT_USAGE;
+	}
+	group = (c->ino - 1) / ipg;
+	index = (c->ino - 1) % ipg;
+	c->ino_table_block = ext2fs_inode_table_loc(fs, group) +
+			     index * isize / fs->blocksize;
+	c->ino_offset = index * isize % fs->blocksize;
+	/* the blocks it maps now: data, indirect, extent tree */
+	err = ext2fs_read_inode(fs, c->ino, &inode);
+	if (!err && ext2fs_inode_has_valid_blocks2(fs, &inode))
+		err = ext2fs_block_iterate3(fs, c->ino, BLOCK_FLAG_READ_ONLY,
+					    NULL, collect_blocks, c);
+	if (err) {
+		com_err(ej_prog, err, "while reading inode %u", c->ino);
+		return EJ_EXIT_OPERATIONAL;
+	}
+	if (c->nr_ino_blocks)
+		qsort(c->ino_blocks, c->nr_ino_blocks, sizeof(blk64_t),
+		      cmp_blk);
+	if (c->json) {
+		j_break(c);
+		j_open(c, "inode", '{');
+		j_uint(c, "number", c->ino);
+		j_uint(c, "group", group);
+		j_uint(c, "inode_table_block", c->ino_table_block);
+		j_uint(c, "offset", c->ino_offset);
+		j_uint(c, "mapped_blocks", c->nr_ino_blocks);
+		j_close(c, '}');
+	} else {
+		fprintf(c->out, "Inode %u: group %lu, inode table block %llu, offset %u; it maps %zu block%s\n",
+			c->ino, group,
+			(unsigned long long)c->ino_table_block, c->ino_offset,
+			c->nr_ino_blocks, c->nr_ino_blocks == 1 ? "" : "s");
+	}
+	return 0;
 }
 
 static void setup_ctx(struct dump_ctx *c)
@@ -1035,9 +1198,12 @@ int ej_cmd_dump(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "journal", required_argument, NULL, 'j' },
 		{ "from", required_argument, NULL, 'F' },
+		{ "old", no_argument, NULL, 'O' },
+		{ "inode", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const char *ino_arg = NULL;
 	struct ej_open_opts opts = { 0 };
 	struct dump_ctx c = { 0 };
 	ext2_filsys fs = NULL;
@@ -1047,8 +1213,14 @@ int ej_cmd_dump(int argc, char **argv)
 
 	/* Full reset: the dispatcher may have run getopt already. */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "j:hOi:", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'O':
+			c.old = 1;
+			break;
+		case 'i':
+			ino_arg = optarg;
+			break;
 		case 'j':
 			opts.ext_journal = optarg;
 			break;
@@ -1072,6 +1244,22 @@ int ej_cmd_dump(int argc, char **argv)
 	}
 	image = argv[optind];
 	c.out = stdout;
+	if (ino_arg) {
+		char *end;
+		unsigned long v;
+		const char *p = ino_arg + (ino_arg[0] == '<');
+
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (ino_arg[0] == '<' && *end == '>')
+			end++;
+		if (errno || end == p || *end || !v || v > 0xffffffffUL) {
+			fprintf(stderr, "%s: dump: '%s': expected an inode number\n",
+				ej_prog, ino_arg);
+			return EJ_EXIT_USAGE;
+		}
+		c.ino = v;
+	}
 	if (c.saved && opts.ext_journal) {
 		fprintf(stderr, "%s: dump: -j and --from name two journals\n",
 			ej_prog);
@@ -1120,6 +1308,12 @@ int ej_cmd_dump(int argc, char **argv)
 	}
 
 	dump_superblock(&c, image, opts.ext_journal);
+	if (c.ino) {
+		ret = inode_setup(&c, fs);
+		if (ret)
+			goto out;
+		ret = EJ_EXIT_OPERATIONAL;
+	}
 	walk_log(&c);
 	dump_summary(&c);
 	if (fflush(c.out) || ferror(c.out)) {
@@ -1131,6 +1325,7 @@ int ej_cmd_dump(int argc, char **argv)
 out:
 	free(c.buf);
 	free(c.data);
+	free(c.ino_blocks);
 	if (c.journal)
 		ej_journal_close(c.journal);
 	ext2fs_close_free(&fs);

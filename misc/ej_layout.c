@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <et/com_err.h>
 
@@ -190,9 +191,23 @@ int ejw_csum_of_jsb(const journal_superblock_t *jsb)
 /* ------------------------------------------------------------------ */
 /* The layout sidecar                                                  */
 
+/*
+ * IMAGE.layout, beside a regular file.  A device has no such place (the
+ * file would land in /dev, a tmpfs that forgets it): NULL, and the caller
+ * asks for --layout.
+ */
 char *ejw_layout_default(const char *image)
 {
-	char *p = malloc(strlen(image) + sizeof(LAYOUT_SUFFIX));
+	struct stat st;
+	char *p;
+
+	if (!stat(image, &st) && !S_ISREG(st.st_mode)) {
+		fprintf(stderr,
+			"%s: %s is not a regular file: name the layout file with --layout FILE%s\n",
+			ej_prog, image, " (write also takes --no-layout)");
+		return NULL;
+	}
+	p = malloc(strlen(image) + sizeof(LAYOUT_SUFFIX));
 
 	if (p) {
 		strcpy(p, image);

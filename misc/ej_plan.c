@@ -110,16 +110,25 @@ int ej_cmd_plan(int argc, char **argv)
 	err = ej_image_open(image, &opts, &img);
 	if (err) {
 		com_err(ej_prog, err, "while trying to open %s", image);
+		if (json)
+			ej_json_error(stdout, image, err, "opening the image",
+				      ret);
 		goto out;
 	}
 	err = ej_image_plan(img, &sum);
 	if (err && sum.recover_error) {
 		com_err(ej_prog, err, "while recovering the journal of %s",
 			image);
+		if (json)
+			ej_json_error(stdout, image, err,
+				      "recovering the journal", ret);
 		goto out;
 	} else if (err) {
 		com_err(ej_prog, err, "while loading the journal of %s", image);
 		ret = ej_load_failure_exit(err);
+		if (json)
+			ej_json_error(stdout, image, err, "loading the journal",
+				      ret);
 		goto out;
 	}
 

@@ -59,3 +59,31 @@ int ej_usage_error(const char *cmd, const char *args)
 		ej_prog, cmd, args, ej_prog, cmd);
 	return EJ_EXIT_USAGE;
 }
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+void ej_json_error(FILE *f, const char *image, errcode_t err,
+		   const char *what, int exit_status)
+{
+	fputs("{\"image\": ", f);
+	json_string(f, image);
+	fprintf(f, ", \"error\": {\"code\": %ld, \"message\": ", (long)err);
+	json_string(f, error_message(err));
+	fputs(", \"while\": ", f);
+	json_string(f, what);
+	fprintf(f, "}, \"exit\": %d}\n", exit_status);
+}

@@ -43,5 +43,12 @@ int ej_policy_arg(const char *arg, int *policy);
  * stderr; returns EJ_EXIT_USAGE.
  */
 int ej_usage_error(const char *cmd, const char *args);
+/*
+ * --json when there is no report to print: one JSON object on @f,
+ * {"image": ..., "error": {"code": N, "message": ..., "while": ...},
+ * "exit": N}, so that a consumer of standard output always gets JSON.
+ */
+void ej_json_error(FILE *f, const char *image, errcode_t err,
+		   const char *what, int exit_status);
 
 #endif

@@ -466,7 +466,7 @@ static void write_usage(FILE *f)
 		"                         line: txn [ITEMS], block LIST SOURCE,\n"
 		"                         revoke LIST, time SEC, commit, nocommit\n"
 		"  -L, --layout FILE      save the layout here (default\n"
-		"                         IMAGE.layout)\n"
+		"                         IMAGE.layout; a device needs -L)\n"
 		"      --no-layout        do not save it\n"
 		"      --unchecked        allow blocks outside the filesystem or\n"
 		"                         inside the journal\n"
@@ -803,7 +803,7 @@ static int write_options(int argc, char **argv, struct write_args *a)
 	if (!a->layout && !no_layout) {
 		a->layout = ejw_layout_default(a->im.path);
 		if (!a->layout)
-			return EJ_EXIT_OPERATIONAL;
+			return EJ_EXIT_USAGE;	/* a device: --layout */
 	}
 	return -1;
 usage:

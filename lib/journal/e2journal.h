@@ -20,18 +20,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ej_err.h"
-
+/*
+ * ej_err.h (made by compile_et) declares initialize_ej_error_table() and
+ * the error codes without a C++ linkage block of its own: it is included
+ * inside ours, as libext2fs' header includes its error table, so that a
+ * C++ program links the C symbols.
+ */
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+#include "ej_err.h"
+
 /* The interface this header describes; ej_api_version() says the library's. */
 #define EJ_API_VERSION		1
 
-/* What replay does with a corrupt journal (doc/policy.md). */
+/*
+ * What replay does with a corrupt journal (doc/policy.md, e2journal(3)).
+ * REPLAY_ALL replays every committed transaction, those whose commit
+ * checksum failed included (the last one of an async_commit journal
+ * excepted: a torn commit), but writes no block known to be bad (a data
+ * block whose tag checksum fails, the blocks of a descriptor that fails,
+ * a block outside the filesystem), honours every revoke record and flags
+ * what it found.  STOP ends before the first transaction whose commit
+ * fails, as e2fsprogs 1.47.0 does.  REFUSE replays nothing when anything
+ * is flagged, and replays a sound journal as REPLAY_ALL does.
+ */
 enum ej_policy {
-	EJ_POLICY_REPLAY_ALL = 0,	/* replay every intact transaction */
+	EJ_POLICY_REPLAY_ALL = 0,	/* every committed txn, no bad block */
 	EJ_POLICY_STOP = 1,		/* end at the first bad commit (e2fsprogs) */
 	EJ_POLICY_REFUSE = 2		/* replay nothing if anything is corrupt */
 };

@@ -68,6 +68,52 @@ $CC -std=c89 -Wall -Wextra -pedantic -Werror -c "$work/alone.c" \
 $CC -Wall -Wextra -pedantic -Werror -o "$work/plan-replay" \
 	"$top_srcdir/doc/examples/plan-replay.c" $flags ||
 	fail "the example does not build against the installed library"
+# the example as C89 (a program of any age may start from it)
+$CC -std=c89 -Wall -Wextra -pedantic -Werror -c -o "$work/plan-replay89.o" \
+	"$top_srcdir/doc/examples/plan-replay.c" $($PKG_CONFIG --cflags e2journal) ||
+	fail "the example does not compile with -std=c89 -pedantic"
+grep -q 'SPDX-License-Identifier: LGPL-2.0' "$top_srcdir/doc/examples/plan-replay.c" ||
+	fail "the example is not under the library's licence (LGPL-2.0)"
+
+# C++: the header, the example, and the com_err table (ej_err.h inside the
+# header's extern "C", or initialize_ej_error_table is a C++ symbol that
+# the library does not have)
+: "${CXX:=c++}"
+if command -v "$CXX" >/dev/null 2>&1; then
+	cat >"$work/cxx.cc" <<'EOF2'
+#include <e2journal.h>
+#include <cstdio>
+#include <cstring>
+
+int main()
+{
+	initialize_ej_error_table();
+	const char *msg = ej_error_message(EJ_NO_JOURNAL);
+	std::printf("%s\n", msg);
+	return ej_api_version() != EJ_API_VERSION || !std::strcmp(msg, "");
+}
+EOF2
+	if $CXX -Wall -Wextra -pedantic -Werror -o "$work/cxx" "$work/cxx.cc" \
+			$flags >"$work/cxx.log" 2>&1; then
+		LD_LIBRARY_PATH=$(dirname "$so") "$work/cxx" >"$work/cxx.out" 2>&1 ||
+			fail "the C++ program failed: $(cat "$work/cxx.out")"
+	else
+		cat "$work/cxx.log"
+		fail "a C++ program calling initialize_ej_error_table() does not link"
+	fi
+	$CXX -Wall -Wextra -Werror -x c++ -o "$work/plan-replay-cxx" \
+		"$top_srcdir/doc/examples/plan-replay.c" $flags ||
+		fail "the example does not build as C++"
+else
+	echo "note: no C++ compiler ($CXX): C++ not checked"
+fi
+
+# the policies as the header and e2journal(3) state them: replay-all also
+# replays transactions whose commit checksum failed (not "intact" ones)
+for f in "$incdir/e2journal.h" "$top_srcdir/doc/e2journal.3"; do
+	grep -qiE 'intact transaction|commit is intact' "$f" &&
+		fail "$(basename "$f") says replay-all replays only intact commits"
+done
 # statically, where the toolchain can (libext2fs-dev etc. ship .a files)
 static=
 if $CC -static -o "$work/plan-replay-static" \

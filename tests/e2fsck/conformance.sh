@@ -1,30 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# conformance.sh: e2fsprogs' journal tests (the shared conformance corpus)
+# conformance.sh: e2fsprogs' journal tests (tests/conformance/)
 # against our e2fsck with -E journal_policy=stop, whose results must be
 # those of e2fsprogs 1.47.0: the runner's whole output is compared with
 # reference-1.47.0.txt (29 passed, 7 failed; the 7 failures come from
 # mke2fs and dumpe2fs 1.47.0, and their diffs must be the same too).
 #
-# Skipped (77) when the corpus is not there.  CONFORMANCE_DIR names it;
-# otherwise /work/shared/conformance or $top_srcdir/../shared/conformance.
+# The corpus is in the tree (tests/conformance/, its README says where it
+# comes from); CONFORMANCE_DIR may name another copy.  A missing corpus is
+# an error, not a skip: a clone runs every test.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$HERE/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 
-for d in "${CONFORMANCE_DIR:-}" /work/shared/conformance \
-	 "$top_srcdir/../shared/conformance"; do
-	if [ -n "$d" ] && [ -x "$d/run.sh" ] &&
-	   [ -f "$d/reference-1.47.0.txt" ]; then
-		CONF=$d
-		break
-	fi
-done
-if [ -z "${CONF:-}" ]; then
-	echo "conformance.sh: no conformance corpus here; skipped"
-	exit 77
+CONF=${CONFORMANCE_DIR:-$top_srcdir/tests/conformance}
+if [ ! -x "$CONF/run.sh" ] || [ ! -f "$CONF/reference-1.47.0.txt" ]; then
+	echo "conformance.sh: no conformance corpus in $CONF" >&2
+	exit 99
 fi
 if [ ! -x "$top_builddir/e2fsck/e2fsck" ]; then
 	echo "conformance.sh: e2fsck/e2fsck not built" >&2

@@ -103,17 +103,16 @@ tail -c +$(($(bs) + 1)) "$WORK/jnl.saved" | cmp -s - "$WORK/jnl.debugfs" ||
 	fail "the saved journal differs from the journal before replay"
 
 NAME="fast commits left to the engine"
-for d in "${CONFORMANCE_DIR:-}" /work/shared/conformance \
-	 "$top_srcdir/../shared/conformance"; do
-	if [ -n "$d" ] && [ -f "$d/j_recover_fast_commit/image.gz" ]; then
-		gzip -dc "$d/j_recover_fast_commit/image.gz" >"$IMG"
-		run -fy
-		expect_rc 0
-		expect_out "holds fast commits; leaving its replay to"
-		expect_out "recovering journal"
-		break
-	fi
-done
+CONF=${CONFORMANCE_DIR:-$top_srcdir/tests/conformance}
+if [ -f "$CONF/j_recover_fast_commit/image.gz" ]; then
+	gzip -dc "$CONF/j_recover_fast_commit/image.gz" >"$IMG"
+	run -fy
+	expect_rc 0
+	expect_out "holds fast commits; leaving its replay to"
+	expect_out "recovering journal"
+else
+	fail "no $CONF/j_recover_fast_commit/image.gz"
+fi
 
 NAME="-E with our keys"
 two_txns

@@ -89,18 +89,19 @@ NAME=external
 ext_journal metadata_csum
 check_image
 
-# The conformance corpus' damaged journals, if it is here.
-for d in "${CONFORMANCE_DIR:-}" /work/shared/conformance \
-	 "$top_srcdir/../shared/conformance"; do
-	[ -n "$d" ] && [ -d "$d/j_corrupt_commit_csum" ] && CONF=$d && break
+# The conformance corpus' damaged journals (tests/conformance/).
+CONF=${CONFORMANCE_DIR:-$top_srcdir/tests/conformance}
+n=0
+for t in "$CONF"/j_corrupt_*/image.gz; do
+	[ -f "$t" ] || continue
+	NAME=$(basename "$(dirname "$t")") JNL=
+	gzip -dc "$t" >"$IMG"
+	check_image
+	n=$((n + 1))
 done
-if [ -n "${CONF:-}" ]; then
-	for t in "$CONF"/j_corrupt_*/image.gz; do
-		[ -f "$t" ] || continue
-		NAME=$(basename "$(dirname "$t")") JNL=
-		gzip -dc "$t" >"$IMG"
-		check_image
-	done
+if [ $n = 0 ]; then
+	echo "FAIL: no j_corrupt_*/image.gz in $CONF"
+	fails=$((fails + 1))
 fi
 
 echo "$checks read-only runs, $fails changed an image"

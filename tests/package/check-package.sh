@@ -7,7 +7,8 @@
 # installs and purges ours, and a kernel when none is there):
 #  1. dpkg-buildpackage -b -us -uc in a clean clone of SRCDIR (its build
 #     runs make check; E2J_PKG_NOCHECK=1 skips that);
-#  2. lintian on the result: no error, no warning;
+#  2. lintian --pedantic on the result: no error, warning or pedantic tag;
+#     debian/'s maintainer scripts in a dpkg sandbox (maintscripts.sh);
 #  3. installs the packages beside e2fsprogs: e2fsprogs' files unchanged,
 #     "dpkg -V e2fsprogs" clean, fsck.ext4 still e2fsprogs';
 #  4. opts in (debconf + dpkg-reconfigure): the three diversions and links;
@@ -163,13 +164,27 @@ done
 check "libe2journal0 has a symbols file" \
 	sh -c "dpkg-deb --ctrl-tarfile $work/libe2journal0_*.deb | tar -t | grep -q symbols"
 
+step "maintainer scripts in a dpkg sandbox"
+# a local diversion made before opting in, dpkg-reconfigure in and out
+# (db_stop before update-initramfs), postrm remove
+if top_srcdir=$work/e2journal sh "$work/e2journal/tests/package/maintscripts.sh" \
+		>"$work/maint.txt" 2>&1; then
+	pass "maintainer scripts: prior local diversion, reconfigure, remove"
+else
+	fail "maintainer scripts (tests/package/maintscripts.sh:)"
+fi
+sed 's/^/    /' "$work/maint.txt"
+took "maintainer scripts"
+
 step "lintian"
-lintian --fail-on none "$work"/*.changes >"$work/lintian.txt" 2>&1
+lintian --pedantic --fail-on none "$work"/*.changes >"$work/lintian.txt" 2>&1
 sed 's/^/    /' "$work/lintian.txt"
 nerr=$(grep -c '^E: ' "$work/lintian.txt")
 nwarn=$(grep -c '^W: ' "$work/lintian.txt")
-echo "    lintian: $nerr error(s), $nwarn warning(s)"
-check "lintian: 0 errors, 0 warnings" test "$nerr$nwarn" = 00
+nped=$(grep -c '^P: ' "$work/lintian.txt")
+echo "    lintian --pedantic: $nerr error(s), $nwarn warning(s), $nped pedantic tag(s)"
+check "lintian --pedantic: 0 errors, 0 warnings, 0 pedantic tags" \
+	test "$nerr$nwarn$nped" = 000
 took lintian
 
 step "install beside e2fsprogs"
