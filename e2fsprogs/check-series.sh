@@ -13,8 +13,17 @@
 #  3. series lists every patch, one per steps/NNNN-*/, in order, and each
 #     patch's subject is the first line of its step's message.
 #
+# The bug-fix series for e2fsprogs master (master/patches) is checked the
+# same cheap way:
+#  4. master/patches/series lists one patch per master/steps/NNNN-*/, in
+#     order, each patch's subject is its step's, and each adds a test
+#     (a file under tests/) and carries no Signed-off-by;
+#  5. master/base-blobs names exactly the files the steps change, and
+#     no patch says "Binary files ... differ" (format-patch --binary).
+#
 # A failure says to run "make e2fsprogs-series" (mkseries.sh), which
-# needs the e2fsprogs 1.47.0 source.  Exit 0 pass, 1 fail.
+# needs the e2fsprogs 1.47.0 source (for the master series, mkseries.sh
+# --series master and a checkout of its base).  Exit 0 pass, 1 fail.
 set -uo pipefail
 export LC_ALL=C
 
@@ -110,9 +119,46 @@ elif ! cmp -s "$work/block.got" "$work/block.want"; then
 		sed -e 's/^/    /'
 fi
 
+# 4. and 5. the master series
+master=$here/master
+mapfile -t mlisted < <(sed -e '/^#/d' -e '/^$/d' "$master/patches/series" 2>/dev/null)
+mapfile -t msteps < <(cd "$master/steps" && ls -d [0-9][0-9][0-9][0-9]-* 2>/dev/null)
+if [[ ${#mlisted[@]} -eq 0 || ${#mlisted[@]} -ne ${#msteps[@]} ]]; then
+	fail "master/patches/series lists ${#mlisted[@]} patch(es), master/steps/ has ${#msteps[@]}"
+fi
+i=0
+for p in "${mlisted[@]}"; do
+	i=$((i + 1))
+	f=$master/patches/$p
+	if [[ ! -f $f ]]; then
+		fail "master series names $p, which is not in master/patches/"
+		continue
+	fi
+	[[ $p == $(printf '%04d' $i)-* ]] || fail "master: $p is not patch $i"
+	step=${msteps[$((i - 1))]:-}
+	if [[ -n $step ]]; then
+		want=$(head -n 1 "$master/steps/$step/message")
+		got=$(sed -n '/^Subject: /,/^$/p' "$f" | sed -e '$d' |
+			tr -d '\n' | sed -e 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //')
+		[[ $got == "$want" ]] ||
+			fail "master: $p: subject \"$got\", steps/$step/message says \"$want\""
+	fi
+	grep -q '^diff --git a/tests/[^ ]* b/tests/' "$f" ||
+		fail "master: $p adds no test under tests/"
+	grep -qi '^Signed-off-by:' "$f" &&
+		fail "master: $p carries a Signed-off-by (left to whoever sends it)"
+	grep -q '^Binary files .* differ$' "$f" &&
+		fail "master: $p has a binary file without its contents (format-patch --binary)"
+done
+cat "$master"/steps/[0-9][0-9][0-9][0-9]-*/edits.diff 2>/dev/null |
+	sed -n -e 's|^--- a/\(.*\)$|\1|p' | sort -u >"$work/master.files"
+awk '{ print $2 }' "$master/base-blobs" 2>/dev/null | sort >"$work/master.blobs"
+cmp -s "$work/master.files" "$work/master.blobs" ||
+	fail "master/base-blobs does not name the files the steps change: $(diff "$work/master.blobs" "$work/master.files" | grep '^[<>]' | tr '\n' ' ')"
+
 if [[ $fails -ne 0 ]]; then
-	echo "e2fsprogs/patches disagree with the project's files: run \"make e2fsprogs-series\" (e2fsprogs/mkseries.sh; see e2fsprogs/README.md)"
+	echo "the e2fsprogs series disagree with the project's files or their steps: run \"make e2fsprogs-series\" (1.47.0) or \"e2fsprogs/mkseries.sh --series master --source DIR\" (master); see e2fsprogs/README.md and e2fsprogs/master/README.md"
 	exit 1
 fi
-echo "PASS e2fsprogs series: ${#listed[@]} patch(es) agree with e2fsck/recovery.c and lib/journal/jbd2_policy.h"
+echo "PASS e2fsprogs series: ${#listed[@]} patch(es) agree with e2fsck/recovery.c and lib/journal/jbd2_policy.h; master: ${#mlisted[@]} patch(es), one test each"
 exit 0

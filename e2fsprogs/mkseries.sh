@@ -26,6 +26,14 @@
 #
 # --policy-block prints the kernel-jbd.h block made from jbd2_policy.h
 # (check-series.sh compares it with the one in the patch).
+#
+# --series master makes the other series, e2fsprogs/master/: bug fixes
+# against e2fsprogs' master at the commit master/README.md names, one
+# per step of master/steps/NNNN-slug/, whose edits.diff is "git diff
+# --binary" output (tests carry small images) applied with git apply;
+# no step has a generator function.  The source must be that commit:
+# the files the steps change must have the blob ids master/base-blobs
+# lists (mkseries.sh --series master --base-blobs DIR writes it).
 set -euo pipefail
 export LC_ALL=C
 
@@ -35,6 +43,8 @@ steps_dir=$here/steps
 policy_h=$top_srcdir/lib/journal/jbd2_policy.h
 recovery_c=$top_srcdir/e2fsck/recovery.c
 version=1.47.0
+series=1.47.0
+master_dir=$here/master
 
 GIT_AUTHOR_NAME="e2journal developer"
 GIT_AUTHOR_EMAIL=dev@e2journal.invalid
@@ -49,8 +59,9 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
 usage() {
 	cat <<'EOF'
-Usage: mkseries.sh --source DIR [--out DIR] [--keep-tree DIR]
-       mkseries.sh --save-edits TREE
+Usage: mkseries.sh [--series master] --source DIR [--out DIR] [--keep-tree DIR]
+       mkseries.sh [--series master] --save-edits TREE
+       mkseries.sh --series master --base-blobs DIR
        mkseries.sh --policy-block
 
   --source DIR      a pristine e2fsprogs 1.47.0 tree (apt-get source
@@ -60,6 +71,10 @@ Usage: mkseries.sh --source DIR [--out DIR] [--keep-tree DIR]
   --keep-tree DIR   leave the git tree the series was made in at DIR
   --save-edits TREE write steps/*/edits.diff from the commits of TREE
   --policy-block    print the policy block kernel-jbd.h gets
+  --series master   the bug-fix series for e2fsprogs master
+                    (e2fsprogs/master/; --source is a tree of the commit
+                    master/README.md names, e.g. a git checkout of it)
+  --base-blobs DIR  write master/base-blobs from the tree DIR
 EOF
 }
 
@@ -132,6 +147,60 @@ strip_0001() {
 	return 0
 }
 
+# ------------------------------------------------------------ master
+# base_name: the commit the master series is made on, as
+# master/README.md's "Base:" line names it.
+base_name() {
+	local c
+	c=$(sed -n -e 's/^Base: e2fsprogs master \([0-9a-f]*\) .*$/\1/p' \
+		"$master_dir/README.md")
+	[[ -n $c ]] || die "master/README.md has no \"Base: e2fsprogs master\" line"
+	echo "e2fsprogs master $c"
+}
+
+# base_files: the files the master series' steps change (before them).
+base_files() {
+	cat "$master_dir"/steps/[0-9][0-9][0-9][0-9]-*/edits.diff |
+		sed -n -e 's|^--- a/\(.*\)$|\1|p' | sort -u
+}
+
+# check_base_blobs DIR: do DIR's files that the series changes have the
+# blob ids of the base commit (master/base-blobs)?
+check_base_blobs() {
+	local f want got bad=0
+	[[ -s $master_dir/base-blobs ]] || die "no master/base-blobs"
+	while read -r want f; do
+		got=$(git hash-object "$1/$f" 2>/dev/null || echo missing)
+		if [[ $got != "$want" ]]; then
+			echo "mkseries: $1/$f is $got, not $want" >&2
+			bad=1
+		fi
+	done <"$master_dir/base-blobs"
+	return $bad
+}
+
+# write_base_blobs DIR: master/base-blobs from DIR.
+write_base_blobs() {
+	local f
+	base_files | while read -r f; do
+		echo "$(git hash-object "$1/$f") $f"
+	done >"$master_dir/base-blobs"
+	echo "mkseries: master/base-blobs: $(wc -l <"$master_dir/base-blobs") file(s)"
+}
+
+# copy_source DIR TREE: DIR's source files (its git index's when DIR is a
+# git work tree, so that build products stay behind) into TREE.
+copy_source() {
+	mkdir -p "$2"
+	if git -C "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$1" && git ls-files -z | tar --null -T - -cf -) |
+			(cd "$2" && tar -xf -)
+	else
+		cp -a "$1/." "$2"
+		rm -rf "$2/.pc" "$2/.git"
+	fi
+}
+
 # ------------------------------------------------------------ making it
 steps() {
 	find "$steps_dir" -mindepth 1 -maxdepth 1 -type d -name '[0-9][0-9][0-9][0-9]-*' |
@@ -143,27 +212,40 @@ make_series() {
 
 	[[ -x $source/configure && -f $source/e2fsck/recovery.c ]] ||
 		die "$source is not an e2fsprogs source tree"
-	grep -q "\"$version\"" "$source/version.h" ||
-		die "$source is not e2fsprogs $version"
 	work=$(mktemp -d "${TMPDIR:-/tmp}/mkseries.XXXXXX")
-	tree=$work/e2fsprogs-$version
-	cp -a "$source" "$tree"
-	rm -rf "$tree/.pc" "$tree/.git"
+	if [[ $series == master ]]; then
+		check_base_blobs "$source" || die "$source is not $(base_name)"
+		tree=$work/e2fsprogs-master
+		copy_source "$source" "$tree"
+	else
+		grep -q "\"$version\"" "$source/version.h" ||
+			die "$source is not e2fsprogs $version"
+		tree=$work/e2fsprogs-$version
+		cp -a "$source" "$tree"
+		rm -rf "$tree/.pc" "$tree/.git"
+	fi
 	(
 		cd "$tree"
 		git init -q
 		git add -A
-		git commit -q --no-verify -m "e2fsprogs $version (Debian 1.47.0-2)"
+		if [[ $series == master ]]; then
+			git commit -q --no-verify -m "$(base_name)"
+		else
+			git commit -q --no-verify -m "e2fsprogs $version (Debian 1.47.0-2)"
+		fi
 	)
 	while read -r step; do
 		n=$(basename "$step" | cut -c1-4)
 		[[ -f $step/message ]] || die "$step has no message"
-		if [[ -s $step/edits.diff ]]; then
+		if [[ $series == master && -s $step/edits.diff ]]; then
+			(cd "$tree" && git apply --binary "$step/edits.diff") ||
+				die "$step/edits.diff does not apply"
+		elif [[ -s $step/edits.diff ]]; then
 			(cd "$tree" && patch -p1 -s --no-backup-if-mismatch \
 				-F0 <"$step/edits.diff") ||
 				die "$step/edits.diff does not apply"
 		fi
-		if declare -F "gen_$n" >/dev/null; then
+		if [[ $series != master ]] && declare -F "gen_$n" >/dev/null; then
 			"gen_$n" "$tree"
 		fi
 		(
@@ -177,8 +259,11 @@ make_series() {
 	rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch "$out/series"
 	(
 		cd "$tree"
+		binary=()
+		[[ $series != master ]] || binary=(--binary)
 		git format-patch -q --zero-commit --no-signature -B \
-			--cover-letter -o "$out" HEAD~"$(steps | wc -l)"
+			"${binary[@]}" --cover-letter -o "$out" \
+			HEAD~"$(steps | wc -l)"
 	)
 	cover "$out"/0000-cover-letter.patch
 	(cd "$out" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$out/series"
@@ -215,6 +300,11 @@ save_edits() {
 		rm -rf "$work/a" "$work/b"
 		mkdir -p "$work/a" "$work/b"
 		: >"$step/edits.diff.new"
+		if [[ $series == master ]]; then
+			git -C "$tree" diff --binary "$c~1" "$c" \
+				>"$step/edits.diff.new"
+		fi
+		[[ $series == master ]] ||
 		git -C "$tree" diff --name-only "$c~1" "$c" | sort |
 		while read -r f; do
 			mkdir -p "$work/a/$(dirname "$f")" "$work/b/$(dirname "$f")"
@@ -222,7 +312,8 @@ save_edits() {
 				rm -f "$work/a/$f"
 			git -C "$tree" show "$c:$f" >"$work/b/$f" 2>/dev/null ||
 				rm -f "$work/b/$f"
-			if declare -F "strip_$n" >/dev/null; then
+			if [[ $series != master ]] &&
+			   declare -F "strip_$n" >/dev/null; then
 				"strip_$n" "$work/a" "$work/b" "$f" || continue
 			fi
 			(cd "$work" &&
@@ -249,12 +340,24 @@ while [[ $# -gt 0 ]]; do
 	--keep-tree) keep=$2; shift 2 ;;
 	--save-edits) mode=save; source_dir=$2; shift 2 ;;
 	--policy-block) mode=block; shift ;;
+	--series)
+		[[ $2 == master || $2 == 1.47.0 ]] || die "no series $2"
+		series=$2; shift 2 ;;
+	--base-blobs) mode=blobs; source_dir=$2; shift 2 ;;
 	*) usage >&2; exit 16 ;;
 	esac
 done
+if [[ $series == master ]]; then
+	steps_dir=$master_dir/steps
+	[[ $out != "$here/patches" ]] || out=$master_dir/patches
+fi
 
 case $mode in
 block) policy_block ;;
+blobs)
+	[[ $series == master ]] || die "--base-blobs is for --series master"
+	write_base_blobs "$(cd "$source_dir" && pwd)"
+	;;
 save) save_edits "$(cd "$source_dir" && pwd)" ;;
 make)
 	[[ -n $source_dir ]] || { usage >&2; exit 16; }
