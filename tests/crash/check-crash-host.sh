@@ -38,8 +38,6 @@ while [ $# -gt 1 ]; do
 	*) break ;;
 	esac
 done
-builddir=$(cd "${1:-.}" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
 kernel="Linux $(uname -r)"
 
 skip() {
@@ -55,6 +53,8 @@ for t in debugfs mke2fs python3; do
 done
 [ "$(uname -s)" = Linux ] || skip "not Linux"
 [ "$(id -u)" = 0 ] || skip "not root (loop mounts need root)"
+builddir=$(cd "${1:-.}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
 
 out=$builddir/tests/crash-host
 corpus=$out/corpus

@@ -92,7 +92,7 @@ python3 "$here/crashcheck.py" --uml "$uml" --work "$work" "$corpus"/*.img \
 	>"$out/check.log" 2>&1 || checkrc=$?
 t2=$(date +%s)
 grep -v '^PASS\|^XFAIL\|^XPASS' "$out/check.log" || true
-echo "check-crash: $(grep -c '^GEN [^F]' "$out/gen.log" || true) images written by $("$uml" --version 2>/dev/null | head -1) UML, $(grep -c '^PASS' "$out/check.log") checks passed, $(grep -c '^FAIL' "$out/check.log") failed"
+echo "check-crash: $(grep -c '^GEN [^F]' "$out/gen.log" || true) images written by Linux $("$uml" --version 2>/dev/null | head -1) (UML $uml), $(grep -c '^PASS' "$out/check.log") checks passed, $(grep -c '^FAIL' "$out/check.log") failed"
 statrc=0
 python3 "$here/corpus_stats.py" "$corpus" >"$out/stats.log" || statrc=$?
 cat "$out/stats.log"
