@@ -165,6 +165,7 @@ def crash_once(img, name, cfg, seed, attempt, workdir):
                              start_new_session=True)
         buf = b""
         armed = None
+        eof = False
         try:
             while True:
                 left = RUN_TIMEOUT - (time.time() - t0)
@@ -179,6 +180,9 @@ def crash_once(img, name, cfg, seed, attempt, workdir):
                         rec["waited_for_wrap_ms"] = int(
                             (time.time() - armed - delay) * 1000)
                         break
+                if eof:
+                    time.sleep(0.02)    # the workload ended: wait for
+                    continue            # the wrap, or WRAP_WAIT
                 r, _, _ = select.select([p.stdout], [], [],
                                         min(left, 1.0 if armed is None
                                             else 0.02))
@@ -187,7 +191,8 @@ def crash_once(img, name, cfg, seed, attempt, workdir):
                 chunk = os.read(p.stdout.fileno(), 65536)
                 if not chunk:
                     if armed is not None:
-                        continue        # the workload ended: keep waiting
+                        eof = True
+                        continue
                     rec["outcome"] = "workload ended before the cut"
                     break
                 buf += chunk
