@@ -21,7 +21,7 @@ The line also gives the size of the host's XSAVE register set as ptrace
 host a fixed 2696-byte buffer for a process's FPU state, and a host whose
 set is larger (AMX: 11008 bytes) refuses PTRACE_SETREGSET with EFAULT,
 after which UML kills the process with SIGSEGV (doc/testing.md, "User-Mode
-Linux on this host").
+Linux on AMX hosts").
 
 --break (or UML_PROBE_BREAK=1): the init kills itself with SIGSEGV before
 printing the marker, as init dies on such a host: shows the failing path
