@@ -643,6 +643,9 @@ static int replay_load(struct replay_cmd *c)
 
 	err = ej_journal_open(c->fs, &c->opts, &c->journal);
 	if (err) {
+		if (ej_say_not_ours(c->opts.ext_journal && !c->from ?
+				    c->opts.ext_journal : c->image, err))
+			return EJ_EXIT_OPERATIONAL;
 		if (err == EJ_BAD_SAVED && c->from)
 			com_err(ej_prog, err,
 				"while loading %s (truncated, or not of this filesystem)",

@@ -362,9 +362,18 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 	errcode_t err;
 
 	h->info.external = 1;
-	if (h->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN))
+	if (h->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN)) {
 		flags = 0;
+	} else {
+		/* its filesystem mounted, the kernel holds it: not ours */
+		err = ej_check_mount(o->ext_journal, 0, NULL);
+		if (err)
+			return err;
+		flags |= IO_FLAG_EXCLUSIVE;
+	}
 	err = io->open(o->ext_journal, flags, &h->jio);
+	if (err == EBUSY && (flags & IO_FLAG_EXCLUSIVE))
+		err = EJ_BUSY;
 	if (err)
 		return err;
 	h->own_jio = 1;
@@ -885,6 +894,12 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 	if (opts->policy < JBD2_POLICY_REPLAY_ALL ||
 	    opts->policy > JBD2_POLICY_REFUSE)
 		return EJ_BAD_ARG;
+	/* a mounted filesystem's journal belongs to the kernel */
+	if (!(opts->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN))) {
+		err = ej_fs_check_mount(fs);
+		if (err)
+			return err;
+	}
 	sb = fs->super;
 	if (!opts->ext_journal && !opts->saved) {
 		if (!ext2fs_has_feature_journal(sb) &&
