@@ -764,7 +764,7 @@ static void write_report(struct e2fsck_ctx *ctx, journal_t *j)
  * format (E2JSAVE1, as "e2journal save" writes it), so that "e2journal
  * replay --from", "show --from" and "dump" read it.
  */
-static void save_journal(struct e2fsck_ctx *ctx)
+static errcode_t save_journal(struct e2fsck_ctx *ctx)
 {
 	struct ej_open_opts o = {
 		.policy = JBD2_POLICY_REPLAY_ALL,
@@ -776,14 +776,16 @@ static void save_journal(struct e2fsck_ctx *ctx)
 	errcode_t err;
 
 	if (!ctx->save_file)
-		return;
+		return 0;
 	if (!uuid_null(ctx->fs->super->s_journal_uuid))
 		o.ext_journal = find_external(ctx);
+	err = EXT2_ET_LOAD_EXT_JOURNAL;
 	if ((!uuid_null(ctx->fs->super->s_journal_uuid) && !o.ext_journal) ||
-	    ej_journal_open(ctx->fs, &o, &j)) {
+	    (err = ej_journal_open(ctx->fs, &o, &j))) {
 		log_err(ctx, "%s: no journal to save in %s\n",
 			ctx->device_name, ctx->save_file);
-		return;
+		/* no journal at all: nothing that a replay could lose */
+		return err == EJ_NO_JOURNAL ? 0 : err;
 	}
 	err = ej_saved_write(j, ctx->save_file, 0, NULL, NULL, &st);
 	for (i = 0; i < st.nr_bad && i < EJ_SAVED_BAD_LISTED; i++)
@@ -793,6 +795,7 @@ static void save_journal(struct e2fsck_ctx *ctx)
 		e2f_com_err(ctx, ctx->program_name, err, "while writing %s",
 			ctx->save_file);
 	ej_journal_close(j);
+	return err;
 }
 
 static const struct {
@@ -1889,8 +1892,17 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 	ctx->dry = 0;
 	usable = !err && !ctx->dry_stop && st.loaded;
 
-	/* before anyone (us or the engine) writes to the journal */
-	save_journal(ctx);
+	/*
+	 * Before anyone (us or the engine) writes to the journal; a copy
+	 * asked for and not made stops the run before anything is written.
+	 */
+	if (save_journal(ctx)) {
+		log_err(ctx, "%s: the journal was not saved; nothing written\n",
+			ctx->device_name);
+		ext2fs_free(ctx->fs);
+		ctx->fs = NULL;
+		fatal_error(ctx, "Cannot continue, aborting.\n");
+	}
 	if (!usable)
 		goto delegate;
 	if (ctx->options & E2F_OPT_READONLY) {
