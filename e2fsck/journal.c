@@ -928,6 +928,7 @@ static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 			"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
 			ctx->device_name, ej_policy_name(ctx->policy));
 	ret = jbd2_journal_recover(j);
+	ej_journal_set_recover_result(j, ret);	/* the report's next tid */
 	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC && !quiet)
 		e2f_com_err(ctx, ctx->program_name, -ret,
 			"while reading the journal of %s", ctx->device_name);
@@ -1730,6 +1731,7 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	kb_start(ctx, j, &kb);
 	e2f_progress_start(ctx, ej_journal_report(j));
 	ret = jbd2_journal_recover(j);
+	ej_journal_set_recover_result(j, ret);	/* the report's next tid */
 	e2f_progress_end(ctx);
 	count_replayed(ctx, j, &kb);
 	write_report(ctx, j);

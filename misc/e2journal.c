@@ -747,6 +747,8 @@ static int replay_run(struct replay_cmd *c)
 	int rc;
 
 	rc = jbd2_journal_recover(c->journal);
+	/* the report's next transaction depends on it */
+	ej_journal_set_recover_result(c->journal, rc);
 	ej_bar_done(&c->bar);
 	ej_journal_outcome(c->journal, c->opts.policy, rc, &o);
 	say_outcome(c, &o);

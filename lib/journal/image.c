@@ -435,6 +435,8 @@ errcode_t ej_image_plan(ej_image *img, struct ej_summary *summary)
 		return failed(img, err, 0, summary);
 	if (img->journal->j_superblock->s_start) {
 		rc = jbd2_journal_recover(img->journal);
+		/* what the report's next transaction depends on */
+		ej_journal_set_recover_result(img->journal, rc);
 		err = read_result(img, rc);
 		if (err)
 			return failed(img, err, 1, summary);
@@ -475,11 +477,11 @@ errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary)
 		return fill_summary(img, 0, summary);
 	}
 	rc = jbd2_journal_recover(img->journal);
+	ej_journal_set_recover_result(img->journal, rc);
 	err = read_result(img, rc);
 	if (err)
 		return failed(img, err, 1, summary);
 	if (img->status != EJ_STATUS_REFUSED) {
-		ej_journal_set_recover_result(img->journal, rc);
 		err = ej_journal_finish(img->journal);
 		if (err) {
 			/* the report and summary say what was written */

@@ -1008,6 +1008,41 @@ static unsigned int flagged(journal_t *j)
 	return c;
 }
 
+/*
+ * The tid the journal is reset to (or would be) after this recovery: one
+ * definition for every report (e2journal plan, replay, e2fsck's JSON).
+ * Recovery restarts the log one past the end it found (the kernel's
+ * ++end_transaction: tids 1-3 committed, 5).  Under stop a recovery
+ * error resets it where the log started, as e2fsprogs 1.47 does
+ * (ej_journal_finish()).  A refused replay keeps the journal; its next
+ * transaction is still the one a replay would start (recovery returns
+ * before it says): one past the end of the last committed transaction
+ * in the log, as decide() in recovery.c finds it.
+ */
+static __u32 next_tid(journal_t *j, const struct ej_report *r)
+{
+	struct ej_host *h = ej_host_of(j);
+	__u32 end = h->start_tid;
+	size_t i;
+
+	if (j->j_replay_policy == JBD2_POLICY_STOP && h->recover_err)
+		return h->start_tid;
+	if (j->j_replay_policy != JBD2_POLICY_REFUSE || !r->corrupt ||
+	    !r->nr_txns)
+		return j->j_transaction_sequence;
+	for (i = 0; i < r->nr_txns; i++) {
+		switch (r->txns[i].status) {
+		case JBD2_COMMIT_OK:
+		case JBD2_COMMIT_BAD_CSUM:
+		case JBD2_COMMIT_GARBLED:
+		case JBD2_COMMIT_ASYNC_TAIL:
+			end = r->txns[i].tid + 1;
+			break;
+		}
+	}
+	return end + 1;
+}
+
 struct ej_report *ej_journal_report(journal_t *journal)
 {
 	struct ej_host *h;
@@ -1018,7 +1053,7 @@ struct ej_report *ej_journal_report(journal_t *journal)
 	h->report.policy = journal->j_replay_policy;
 	h->report.corrupt |= flagged(journal);
 	h->report.start_tid = h->start_tid;
-	h->report.next_tid = journal->j_transaction_sequence;
+	h->report.next_tid = next_tid(journal, &h->report);
 	return &h->report;
 }
 
