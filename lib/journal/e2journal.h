@@ -90,7 +90,7 @@ typedef void (*ej_message_fn)(void *arg, const char *msg);
 typedef void (*ej_image_progress_fn)(void *arg, int pass, uint64_t done,
 				     uint64_t total);
 
-/* libext2fs' io_manager (ext2fs.h), without making you include it */
+/* libext2fs' I/O managers (unix_io_manager, ...), opaque here */
 struct struct_io_manager;
 
 /*
@@ -173,7 +173,8 @@ const char *ej_error_message(errcode_t code);
 void ej_options_init(struct ej_options *opts, size_t size);
 
 /*
- * Open the filesystem in @path (read-write unless EJ_OPT_READONLY).
+ * Open the filesystem in @path (read-write unless EJ_OPT_READONLY; then
+ * never if it is mounted or held by another program, see below).
  * Its journal is loaded by each ej_image_plan() and ej_image_replay():
  * what is wrong with the journal comes back from those.
  */
@@ -181,8 +182,8 @@ errcode_t ej_image_open(const char *path, const struct ej_options *opts,
 			ej_image **ret);
 /*
  * ej_image_open() as ext2fs_open2() opens (API version 2): @io_options
- * ("name?options", or NULL), a backup @superblock and its @block_size
- * (0, 0: the primary), and the io_manager @io (NULL: unix_io_manager).
+ * (the I/O manager's, e.g. "offset=N"; or NULL), a backup @superblock and its @block_size
+ * (0, 0: the primary), and libext2fs' I/O manager @io (NULL: unix).
  * Opened for writing (no EJ_OPT_READONLY) by either call, a filesystem
  * that is mounted gives EJ_MOUNTED and one another program holds open
  * with O_EXCL EJ_BUSY; the device is then held with O_EXCL until
