@@ -8,8 +8,9 @@
 # recovery (so that the kernel writes nothing either, and the image file
 # must come back from the umount byte for byte as it went in); then
 # e2journal replay, write and corrupt, on the loop device and on the image
-# file, and the API (api_test --not-ours) must each refuse with e2fsck's
-# words and exit 8.  Then the same image mounted read-write, a file
+# file, the API (api_test --not-ours) and the journal_t level
+# (jopen_mounted) must each refuse, the programs with e2fsck's words and
+# exit 8 (our e2fsck too: e2fsprogs' e2fsck says it).  Then the same image mounted read-write, a file
 # written and synced (the issue's case): every writer refused, e2fsck -fn
 # clean after the umount.  Then the loop device, not mounted, held open
 # with O_EXCL by another process: "is in use.", exit 8, nothing written;
@@ -21,6 +22,8 @@
 : "${MKE2FS:=/sbin/mke2fs}"
 E2JOURNAL=$top_builddir/misc/e2journal
 API=$top_builddir/tests/api/api_test
+JOPEN=$top_builddir/tests/api/jopen_mounted
+OURS=$top_builddir/e2fsck/e2fsck
 E2FSCK_SYS=/sbin/e2fsck
 
 if [ "$(id -u)" != 0 ]; then
@@ -112,6 +115,19 @@ if [ -x "$API" ]; then
 		{ fail "the API opened a mounted filesystem for writing"
 		  sed 's/^/    /' "$work/out"; }
 fi
+# the journal_t level (what e2fsck and e2journal drive) on its own
+if [ -x "$JOPEN" ]; then
+	checks=$((checks + 1))
+	"$JOPEN" mounted "$loop" >"$work/out" 2>&1 ||
+		{ fail "ej_journal_open() in write mode on a mounted filesystem"
+		  sed 's/^/    /' "$work/out"; }
+fi
+# our e2fsck: e2fsprogs' words and exit status
+if [ -x "$OURS" ]; then
+	for o in -p -y; do
+		refused "$loop" mounted "$OURS" $o "$loop"
+	done
+fi
 umount "$mnt" || { echo "FAIL: umount"; exit 1; }
 checks=$((checks + 1))
 [ "$(sha256sum <"$img")" = "$sum_before" ] ||
@@ -168,10 +184,20 @@ if [ -x "$API" ]; then
 		{ fail "the API opened a device held with O_EXCL for writing"
 		  sed 's/^/    /' "$work/out"; }
 fi
+if [ -x "$JOPEN" ]; then
+	checks=$((checks + 1))
+	"$JOPEN" busy "$loop" >"$work/out" 2>&1 ||
+		{ fail "ej_journal_open() in write mode on a held device"
+		  sed 's/^/    /' "$work/out"; }
+fi
+[ -x "$OURS" ] && refused "$loop" "in use" "$OURS" -y "$loop"
 unhold
 checks=$((checks + 1))
 [ "$(sha256sum <"$img")" = "$sum_before" ] ||
 	fail "the image changed while another process held it"
+[ -x "$JOPEN" ] && { checks=$((checks + 1))
+	"$JOPEN" free "$loop" >/dev/null 2>&1 ||
+		fail "ej_journal_open() refused a device nobody holds"; }
 # and once let go, replay goes ahead (the check refuses no more than that)
 checks=$((checks + 1))
 "$E2JOURNAL" replay "$loop" >"$work/out" 2>&1 ||
