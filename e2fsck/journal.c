@@ -1851,16 +1851,18 @@ static void io_setup(struct e2fsck_ctx *ctx)
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 {
 	struct jstate st;
-	int mount_flags = 0, usable;
+	int usable;
 	unsigned int options;
 	io_manager io;
 	errcode_t err;
 
 	io_setup(ctx);
 
-	/* a mounted filesystem's journal belongs to the kernel */
-	if (ext2fs_check_if_mounted(ctx->filesystem_name, &mount_flags) ||
-	    (mount_flags & (EXT2_MF_MOUNTED | EXT2_MF_BUSY)))
+	/*
+	 * A mounted filesystem's journal belongs to the kernel: the library's
+	 * one check, and e2fsprogs' e2fsck words the refusal (or warns).
+	 */
+	if (ej_check_mount(ctx->filesystem_name, EJ_MOUNT_STRICT, NULL))
 		return E2F_JOURNAL_DELEGATE;
 	/* e2fsck makes up an undo file name itself: its business */
 	if (ctx->undo_file && !ctx->undo_file[0])

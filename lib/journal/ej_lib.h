@@ -216,13 +216,15 @@ void ej_journal_outcome(journal_t *journal, int policy, int rc,
 /* May it be written? (mounted.c)                                      */
 
 #define EJ_MOUNT_HELD		0x0001	/* we hold @path open with O_EXCL */
+#define EJ_MOUNT_STRICT		0x0002	/* return the check's own failure */
 
 /*
  * Before writing to @path (a device or an image file): EJ_MOUNTED when a
  * filesystem on it is mounted (a loop device's backing file counts),
  * EJ_BUSY when another program holds it open exclusively (not counted
  * with EJ_MOUNT_HELD: our own O_EXCL open looks the same), else 0, also
- * when libext2fs cannot tell (as e2fsck goes on).  ext2fs_check_if_mounted()'s
+ * when libext2fs cannot tell (as e2fsck goes on; with EJ_MOUNT_STRICT
+ * its error instead).  ext2fs_check_if_mounted()'s
  * EXT2_MF_* in *mount_flags when not NULL.  A writer then opens @path
  * with O_EXCL (EXT2_FLAG_EXCLUSIVE, IO_FLAG_EXCLUSIVE), as e2fsck does.
  */

@@ -22,6 +22,7 @@
 errcode_t ej_check_mount(const char *path, unsigned int flags,
 			 int *mount_flags)
 {
+	errcode_t err;
 	int mf = 0;
 
 	if (mount_flags)
@@ -32,8 +33,9 @@ errcode_t ej_check_mount(const char *path, unsigned int flags,
 	 * e2fsck goes on when the check itself fails (it warns): a path
 	 * the check cannot make sense of is refused by the open anyway.
 	 */
-	if (ext2fs_check_if_mounted(path, &mf))
-		return 0;
+	err = ext2fs_check_if_mounted(path, &mf);
+	if (err)
+		return (flags & EJ_MOUNT_STRICT) ? err : 0;
 	if (mount_flags)
 		*mount_flags = mf;
 	if (mf & EXT2_MF_MOUNTED)
