@@ -190,7 +190,7 @@ errcode_t ej_image_open2(const char *path, const char *io_options,
 		return EJ_BAD_ARG;
 	*ret = NULL;
 	if (!path || (superblock && !block_size) ||
-	    (!superblock && block_size) || superblock > 0xffffffffULL)
+	    (!superblock && block_size) || superblock > 0x7fffffffULL)
 		return EJ_BAD_ARG;
 	img = calloc(1, sizeof(*img));
 	if (!img)
