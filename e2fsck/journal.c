@@ -798,6 +798,24 @@ static errcode_t save_journal(struct e2fsck_ctx *ctx)
 	return err;
 }
 
+/* A journal_save= copy not made: stop before anything is written. */
+static _Noreturn void no_save(struct e2fsck_ctx *ctx, const char *name)
+{
+	log_err(ctx, "%s: the journal was not saved; nothing written\n",
+		name);
+	if (ctx->fs)
+		ext2fs_free(ctx->fs);
+	ctx->fs = NULL;
+	fatal_error(ctx, "Cannot continue, aborting.\n");
+}
+
+/* The copy journal_save= asks for, whoever goes on to replay. */
+static void save_or_stop(struct e2fsck_ctx *ctx)
+{
+	if (save_journal(ctx))
+		no_save(ctx, ctx->device_name);
+}
+
 static const struct {
 	unsigned int	bit;
 	const char	*words;
@@ -1864,10 +1882,6 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 	 */
 	if (ej_check_mount(ctx->filesystem_name, EJ_MOUNT_STRICT, NULL))
 		return E2F_JOURNAL_DELEGATE;
-	/* e2fsck makes up an undo file name itself: its business */
-	if (ctx->undo_file && !ctx->undo_file[0])
-		return E2F_JOURNAL_DELEGATE;
-
 	/* The rehearsal. */
 	err = open_fs(ctx, EXT2_FLAG_64BITS | EXT2_FLAG_NOFREE_ON_ERROR,
 		      unix_io_manager);
@@ -1876,14 +1890,25 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 		if (ctx->fs)
 			ext2fs_free(ctx->fs);
 		ctx->fs = NULL;
+		/* ... and would replay a journal we could not save first */
+		if (ctx->save_file)
+			no_save(ctx, ctx->filesystem_name);
 		return E2F_JOURNAL_DELEGATE;
 	}
-	/* a device smaller than the fs: e2fsck asks whether to abort first */
-	if ((!ctx->superblock && !(ctx->options & E2F_OPT_PREEN) &&
+	/*
+	 * e2fsck makes up an undo file name itself: its business.  A device
+	 * smaller than the fs: e2fsck asks whether to abort first.  Either
+	 * way the copy journal_save= asks for is made before it runs.
+	 */
+	if ((ctx->undo_file && !ctx->undo_file[0]) ||
+	    (!ctx->superblock && !(ctx->options & E2F_OPT_PREEN) &&
 	     ext2fs_check_desc(ctx->fs)) || !device_holds_fs(ctx) ||
 	    ctx->fs->super->s_rev_level > EXT2_DYNAMIC_REV ||
-	    ext2fs_has_feature_mmp(ctx->fs->super))
+	    ext2fs_has_feature_mmp(ctx->fs->super)) {
+		set_device_name(ctx);
+		save_or_stop(ctx);
 		goto delegate;
+	}
 	set_device_name(ctx);
 
 	ctx->dry = 1;
@@ -1896,17 +1921,8 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 	ctx->dry = 0;
 	usable = !err && !ctx->dry_stop && st.loaded;
 
-	/*
-	 * Before anyone (us or the engine) writes to the journal; a copy
-	 * asked for and not made stops the run before anything is written.
-	 */
-	if (save_journal(ctx)) {
-		log_err(ctx, "%s: the journal was not saved; nothing written\n",
-			ctx->device_name);
-		ext2fs_free(ctx->fs);
-		ctx->fs = NULL;
-		fatal_error(ctx, "Cannot continue, aborting.\n");
-	}
+	/* before anyone (us or the engine) writes to the journal */
+	save_or_stop(ctx);
 	if (!usable)
 		goto delegate;
 	if (ctx->options & E2F_OPT_READONLY) {
