@@ -182,8 +182,9 @@ errcode_t ej_image_open(const char *path, const struct ej_options *opts,
 			ej_image **ret);
 /*
  * ej_image_open() as ext2fs_open2() opens (API version 2): @io_options
- * (the I/O manager's, e.g. "offset=N"; or NULL), a backup @superblock and its @block_size
- * (0, 0: the primary), and libext2fs' I/O manager @io (NULL: unix).
+ * (the I/O manager's, e.g. "offset=N"; or NULL), a backup @superblock
+ * and its @block_size (0, 0: the primary), and libext2fs' I/O manager
+ * @io (NULL: unix).
  * Opened for writing (no EJ_OPT_READONLY) by either call, a filesystem
  * that is mounted gives EJ_MOUNTED and one another program holds open
  * with O_EXCL EJ_BUSY; the device is then held with O_EXCL until
