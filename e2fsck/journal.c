@@ -764,7 +764,7 @@ static void write_report(struct e2fsck_ctx *ctx, journal_t *j)
  * format (E2JSAVE1, as "e2journal save" writes it), so that "e2journal
  * replay --from", "show --from" and "dump" read it.
  */
-static void save_journal(struct e2fsck_ctx *ctx)
+static errcode_t save_journal(struct e2fsck_ctx *ctx)
 {
 	struct ej_open_opts o = {
 		.policy = JBD2_POLICY_REPLAY_ALL,
@@ -776,14 +776,16 @@ static void save_journal(struct e2fsck_ctx *ctx)
 	errcode_t err;
 
 	if (!ctx->save_file)
-		return;
+		return 0;
 	if (!uuid_null(ctx->fs->super->s_journal_uuid))
 		o.ext_journal = find_external(ctx);
+	err = EXT2_ET_LOAD_EXT_JOURNAL;
 	if ((!uuid_null(ctx->fs->super->s_journal_uuid) && !o.ext_journal) ||
-	    ej_journal_open(ctx->fs, &o, &j)) {
+	    (err = ej_journal_open(ctx->fs, &o, &j))) {
 		log_err(ctx, "%s: no journal to save in %s\n",
 			ctx->device_name, ctx->save_file);
-		return;
+		/* no journal at all: nothing that a replay could lose */
+		return err == EJ_NO_JOURNAL ? 0 : err;
 	}
 	err = ej_saved_write(j, ctx->save_file, 0, NULL, NULL, &st);
 	for (i = 0; i < st.nr_bad && i < EJ_SAVED_BAD_LISTED; i++)
@@ -793,6 +795,25 @@ static void save_journal(struct e2fsck_ctx *ctx)
 		e2f_com_err(ctx, ctx->program_name, err, "while writing %s",
 			ctx->save_file);
 	ej_journal_close(j);
+	return err;
+}
+
+/* A journal_save= copy not made: stop before anything is written. */
+static _Noreturn void no_save(struct e2fsck_ctx *ctx, const char *name)
+{
+	log_err(ctx, "%s: the journal was not saved; nothing written\n",
+		name);
+	if (ctx->fs)
+		ext2fs_free(ctx->fs);
+	ctx->fs = NULL;
+	fatal_error(ctx, "Cannot continue, aborting.\n");
+}
+
+/* The copy journal_save= asks for, whoever goes on to replay. */
+static void save_or_stop(struct e2fsck_ctx *ctx)
+{
+	if (save_journal(ctx))
+		no_save(ctx, ctx->device_name);
 }
 
 static const struct {
@@ -925,6 +946,7 @@ static void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
 			"%s: the journal needs recovery, but nothing is written under -n; this is what replay (journal_policy=%s) would do:\n",
 			ctx->device_name, ej_policy_name(ctx->policy));
 	ret = jbd2_journal_recover(j);
+	ej_journal_set_recover_result(j, ret);	/* the report's next tid */
 	if (ret && ret != -EFSCORRUPTED && ret != -EFSBADCRC && !quiet)
 		e2f_com_err(ctx, ctx->program_name, -ret,
 			"while reading the journal of %s", ctx->device_name);
@@ -1757,6 +1779,7 @@ static void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 	kb_start(ctx, j, &kb);
 	e2f_progress_start(ctx, ej_journal_report(j));
 	ret = jbd2_journal_recover(j);
+	ej_journal_set_recover_result(j, ret);	/* the report's next tid */
 	e2f_progress_end(ctx);
 	count_replayed(ctx, j, &kb);
 	write_report(ctx, j);
@@ -1876,21 +1899,19 @@ static void io_setup(struct e2fsck_ctx *ctx)
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 {
 	struct jstate st;
-	int mount_flags = 0, usable;
+	int usable;
 	unsigned int options;
 	io_manager io;
 	errcode_t err;
 
 	io_setup(ctx);
 
-	/* a mounted filesystem's journal belongs to the kernel */
-	if (ext2fs_check_if_mounted(ctx->filesystem_name, &mount_flags) ||
-	    (mount_flags & (EXT2_MF_MOUNTED | EXT2_MF_BUSY)))
+	/*
+	 * A mounted filesystem's journal belongs to the kernel: the library's
+	 * one check, and e2fsprogs' e2fsck words the refusal (or warns).
+	 */
+	if (ej_check_mount(ctx->filesystem_name, EJ_MOUNT_STRICT, NULL))
 		return E2F_JOURNAL_DELEGATE;
-	/* e2fsck makes up an undo file name itself: its business */
-	if (ctx->undo_file && !ctx->undo_file[0])
-		return E2F_JOURNAL_DELEGATE;
-
 	/* The rehearsal. */
 	err = open_fs(ctx, EXT2_FLAG_64BITS | EXT2_FLAG_NOFREE_ON_ERROR,
 		      unix_io_manager);
@@ -1899,14 +1920,25 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 		if (ctx->fs)
 			ext2fs_free(ctx->fs);
 		ctx->fs = NULL;
+		/* ... and would replay a journal we could not save first */
+		if (ctx->save_file)
+			no_save(ctx, ctx->filesystem_name);
 		return E2F_JOURNAL_DELEGATE;
 	}
-	/* a device smaller than the fs: e2fsck asks whether to abort first */
-	if ((!ctx->superblock && !(ctx->options & E2F_OPT_PREEN) &&
+	/*
+	 * e2fsck makes up an undo file name itself: its business.  A device
+	 * smaller than the fs: e2fsck asks whether to abort first.  Either
+	 * way the copy journal_save= asks for is made before it runs.
+	 */
+	if ((ctx->undo_file && !ctx->undo_file[0]) ||
+	    (!ctx->superblock && !(ctx->options & E2F_OPT_PREEN) &&
 	     ext2fs_check_desc(ctx->fs)) || !device_holds_fs(ctx) ||
 	    ctx->fs->super->s_rev_level > EXT2_DYNAMIC_REV ||
-	    ext2fs_has_feature_mmp(ctx->fs->super))
+	    ext2fs_has_feature_mmp(ctx->fs->super)) {
+		set_device_name(ctx);
+		save_or_stop(ctx);
 		goto delegate;
+	}
 	set_device_name(ctx);
 
 	ctx->dry = 1;
@@ -1920,7 +1952,7 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 	usable = !err && !ctx->dry_stop && st.loaded;
 
 	/* before anyone (us or the engine) writes to the journal */
-	save_journal(ctx);
+	save_or_stop(ctx);
 	if (!usable)
 		goto delegate;
 	if (ctx->options & E2F_OPT_READONLY) {

@@ -644,6 +644,9 @@ static int replay_load(struct replay_cmd *c)
 
 	err = ej_journal_open(c->fs, &c->opts, &c->journal);
 	if (err) {
+		if (ej_say_not_ours(c->opts.ext_journal && !c->from ?
+				    c->opts.ext_journal : c->image, err))
+			return EJ_EXIT_OPERATIONAL;
 		if (err == EJ_BAD_SAVED && c->from)
 			com_err(ej_prog, err,
 				"while loading %s (truncated, or not of this filesystem)",
@@ -749,6 +752,8 @@ static int replay_run(struct replay_cmd *c)
 	int rc;
 
 	rc = jbd2_journal_recover(c->journal);
+	/* the report's next transaction depends on it */
+	ej_journal_set_recover_result(c->journal, rc);
 	ej_bar_done(&c->bar);
 	ej_journal_outcome(c->journal, c->opts.policy, rc, &o);
 	say_outcome(c, &o);

@@ -118,10 +118,16 @@ errcode_t ejw_img_open(struct img *im)
 		return err;
 	if (!im->jpath)
 		return 0;
-	err = unix_io_manager->open(im->jpath, IO_FLAG_RW, &im->jio);
+	err = ej_check_writable(im->jpath);
+	if (err)
+		return err;
+	err = unix_io_manager->open(im->jpath, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
+				    &im->jio);
+	if (err == EBUSY)
+		err = EJ_BUSY;
 	if (!err)
 		err = io_channel_set_blksize(im->jio, im->fs->blocksize);
-	if (err)
+	if (err && !ej_say_not_ours(im->jpath, err))
 		com_err(ej_prog, err, "while opening the journal %s",
 			im->jpath);
 	return err;

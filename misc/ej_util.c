@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 #include <et/com_err.h>
@@ -17,16 +18,45 @@
 const char *ej_prog = "e2journal";
 unsigned int ej_io_flags;
 
+int ej_say_not_ours(const char *path, errcode_t err)
+{
+	if (err != EJ_MOUNTED && err != EJ_BUSY)
+		return 0;
+	/* e2fsck's words, stdout and stderr as it splits them */
+	printf("%s is %s.\n", path, err == EJ_MOUNTED ? "mounted" : "in use");
+	fflush(stdout);
+	fprintf(stderr, "%s: Cannot continue, aborting.\n\n\n", ej_prog);
+	return 1;
+}
+
+errcode_t ej_check_writable(const char *path)
+{
+	errcode_t err = ej_check_mount(path, 0, NULL);
+
+	ej_say_not_ours(path, err);
+	return err;
+}
+
 errcode_t ej_open_image(const char *image, int flags, io_manager io,
 			ext2_filsys *fs)
 {
 	errcode_t err;
 
+	/* written: nobody else's, and held with O_EXCL from now on */
+	if (flags & EXT2_FLAG_RW) {
+		err = ej_check_writable(image);
+		if (err)
+			return err;
+		flags |= EXT2_FLAG_EXCLUSIVE;
+	}
 	/* a no-op unless a test set E2JOURNAL_TEST_IO (see main) */
 	io = ej_test_io_manager(io);
 	err = ext2fs_open2(image, NULL, flags | EXT2_FLAG_64BITS |
 			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, io, fs);
-	if (err)
+	/* mounted or held since the check */
+	if (err == EBUSY && (flags & EXT2_FLAG_EXCLUSIVE))
+		err = EJ_BUSY;
+	if (err && !ej_say_not_ours(image, err))
 		com_err(ej_prog, err, "while trying to open %s", image);
 	return err;
 }

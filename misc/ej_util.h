@@ -32,10 +32,20 @@ int ej_load_failure_exit(errcode_t err);
 
 /*
  * Open the filesystem in @image (64-bit, checksum errors ignored, plus
- * @flags) through @io, saying why when it cannot be opened.
+ * @flags) through @io, saying why when it cannot be opened.  With
+ * EXT2_FLAG_RW it must not be mounted or held by another program
+ * (ej_check_writable()), and is opened with O_EXCL.
  */
 errcode_t ej_open_image(const char *image, int flags, io_manager io,
 			ext2_filsys *fs);
+/*
+ * EJ_MOUNTED or EJ_BUSY (the library's ej_check_mount()) said as e2fsck
+ * says it ("PATH is mounted." on stdout, "Cannot continue, aborting." on
+ * stderr); 1 if @err was one of them, 0 (nothing said) otherwise.
+ */
+int ej_say_not_ours(const char *path, errcode_t err);
+/* Before writing to @path: 0, or EJ_MOUNTED / EJ_BUSY, said. */
+errcode_t ej_check_writable(const char *path);
 /* Parse a --policy argument, saying what is accepted when it is wrong. */
 int ej_policy_arg(const char *arg, int *policy);
 /*

@@ -33,7 +33,7 @@ extern "C" {
 #include "ej_err.h"
 
 /* The interface this header describes; ej_api_version() says the library's. */
-#define EJ_API_VERSION		1
+#define EJ_API_VERSION		2
 
 /*
  * What replay does with a corrupt journal (doc/policy.md, e2journal(3)).
@@ -91,8 +91,23 @@ enum ej_commit_status {
 /* struct ej_options.flags */
 #define EJ_OPT_READONLY		0x0001	/* open read-only: plan, never replay */
 #define EJ_OPT_UPTO		0x0002	/* replay no transaction after upto_tid */
+/*
+ * Refuse a mounted or exclusively held filesystem even read-only (a plan
+ * of a live journal is out of date as it is made).  Opened for writing,
+ * it is always refused: EJ_MOUNTED, EJ_BUSY.  (API version 2)
+ */
+#define EJ_OPT_CHECK_MOUNT	0x0004
 
 typedef void (*ej_message_fn)(void *arg, const char *msg);
+
+/* ej_image_progress_fn's @pass */
+#define EJ_PASS_READ		1	/* @done of @total log blocks read */
+#define EJ_PASS_WRITE		2	/* @done of @total blocks written */
+typedef void (*ej_image_progress_fn)(void *arg, int pass, uint64_t done,
+				     uint64_t total);
+
+/* libext2fs' I/O managers (unix_io_manager, ...), opaque here */
+struct struct_io_manager;
 
 /*
  * How to open an image.  Set it up with ej_options_init(&o, sizeof(o)),
@@ -107,6 +122,10 @@ struct ej_options {
 	uint32_t	upto_tid;	/* with EJ_OPT_UPTO */
 	ej_message_fn	message_fn;	/* recovery's messages, or NULL */
 	void		*message_arg;
+	/* API version 2 (zero: none) */
+	const char	*undo_file;	/* e2undo(8) file to write, or NULL */
+	ej_image_progress_fn progress_fn; /* as the log is read and written */
+	void		*progress_arg;
 };
 
 /* What a plan or a replay came to (struct ej_summary.status). */
@@ -170,12 +189,28 @@ const char *ej_error_message(errcode_t code);
 void ej_options_init(struct ej_options *opts, size_t size);
 
 /*
- * Open the filesystem in @path (read-write unless EJ_OPT_READONLY).
+ * Open the filesystem in @path (read-write unless EJ_OPT_READONLY; then
+ * never if it is mounted or held by another program, see below).
  * Its journal is loaded by each ej_image_plan() and ej_image_replay():
  * what is wrong with the journal comes back from those.
  */
 errcode_t ej_image_open(const char *path, const struct ej_options *opts,
 			ej_image **ret);
+/*
+ * ej_image_open() as ext2fs_open2() opens (API version 2): @io_options
+ * (the I/O manager's, e.g. "offset=N"; or NULL), a backup @superblock
+ * and its @block_size (0, 0: the primary), and libext2fs' I/O manager
+ * @io (NULL: unix).
+ * Opened for writing (no EJ_OPT_READONLY) by either call, a filesystem
+ * that is mounted gives EJ_MOUNTED and one another program holds open
+ * with O_EXCL EJ_BUSY; the device is then held with O_EXCL until
+ * ej_image_close().  With opts->undo_file, what replay overwrites is kept
+ * there for e2undo(8) (an external journal's in "<undo_file>.journal").
+ */
+errcode_t ej_image_open2(const char *path, const char *io_options,
+			 const struct ej_options *opts, uint64_t superblock,
+			 unsigned int block_size,
+			 struct struct_io_manager *io, ej_image **ret);
 /* Flush and close; returns what closing the filesystem returned. */
 errcode_t ej_image_close(ej_image *img);
 
@@ -219,6 +254,11 @@ const char *ej_verdict_name(unsigned int verdict);
 const char *ej_commit_status_name(unsigned int status);
 /* "replay-all", "stop" or "refuse" into *policy; 0, or -1 if unknown. */
 int ej_policy_parse(const char *name, int *policy);
+/*
+ * The same, as an errcode_t (API version 2): 0, EJ_UNKNOWN_POLICY
+ * (*policy untouched) or EJ_BAD_ARG (a NULL pointer).
+ */
+errcode_t ej_policy_parse2(const char *name, int *policy);
 
 #ifdef __cplusplus
 }

@@ -213,6 +213,27 @@ void ej_journal_outcome(journal_t *journal, int policy, int rc,
 			struct ej_outcome *out);
 
 /* ------------------------------------------------------------------ */
+/* May it be written? (mounted.c)                                      */
+
+#define EJ_MOUNT_HELD		0x0001	/* we hold @path open with O_EXCL */
+#define EJ_MOUNT_STRICT		0x0002	/* return the check's own failure */
+
+/*
+ * Before writing to @path (a device or an image file): EJ_MOUNTED when a
+ * filesystem on it is mounted (a loop device's backing file counts),
+ * EJ_BUSY when another program holds it open exclusively (not counted
+ * with EJ_MOUNT_HELD: our own O_EXCL open looks the same), else 0, also
+ * when libext2fs cannot tell (as e2fsck goes on; with EJ_MOUNT_STRICT
+ * its error instead).  ext2fs_check_if_mounted()'s
+ * EXT2_MF_* in *mount_flags when not NULL.  A writer then opens @path
+ * with O_EXCL (EXT2_FLAG_EXCLUSIVE, IO_FLAG_EXCLUSIVE), as e2fsck does.
+ */
+errcode_t ej_check_mount(const char *path, unsigned int flags,
+			 int *mount_flags);
+/* The same for @fs's device (EJ_MOUNT_HELD if it was opened exclusive). */
+errcode_t ej_fs_check_mount(ext2_filsys fs);
+
+/* ------------------------------------------------------------------ */
 /* Opening a journal (jopen.c, jglue.c)                                */
 
 #define EJ_OPEN_READONLY	0x0001	/* never write anything */

@@ -32,13 +32,17 @@ _Static_assert((int)EJ_FLAGGED_COMMIT_CSUM == (int)JBD2_CORRUPT_COMMIT_CSUM &&
 	       (int)EJ_FLAGGED_LOOP == (int)JBD2_CORRUPT_LOOP, "corruption bits");
 
 /* The first ej_options and ej_summary: what a program may pass at least. */
-#define OPTIONS_V1_SIZE	sizeof(struct ej_options)
+#define OPTIONS_V1_SIZE	(offsetof(struct ej_options, message_arg) + \
+			 sizeof(void *))
 #define SUMMARY_MIN_SIZE (offsetof(struct ej_summary, status) + sizeof(int))
 
 struct ej_image {
 	ext2_filsys		fs;
 	char			*path;
 	char			*journal_path;	/* NULL: internal */
+	io_manager		io;		/* the caller's, or unix_io */
+	char			*undo_file;	/* NULL: none */
+	char			*journal_undo;	/* the external journal's */
 	struct ej_options	opts;		/* size: ours, not the caller's */
 	struct ej_override	*ovr;
 	size_t			nr_ovr;
@@ -99,9 +103,14 @@ static errcode_t copy_options(const struct ej_options *in,
 	for (i = sizeof(*out); i < in->size; i++)
 		if (extra[i])
 			return EJ_BAD_ARG;
-	memcpy(out, in, sizeof(*out));
+	/* an older one: what it does not know of stays at the defaults */
+	memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
 	out->size = sizeof(*out);
-	if (out->flags & ~(unsigned int)(EJ_OPT_READONLY | EJ_OPT_UPTO))
+	if (out->flags & ~(unsigned int)(EJ_OPT_READONLY | EJ_OPT_UPTO |
+					 EJ_OPT_CHECK_MOUNT))
+		return EJ_BAD_ARG;
+	/* an undo file is for what replay writes */
+	if (out->undo_file && (out->flags & EJ_OPT_READONLY))
 		return EJ_BAD_ARG;
 	if (out->policy < EJ_POLICY_REPLAY_ALL ||
 	    out->policy > EJ_POLICY_REFUSE)
@@ -109,10 +118,70 @@ static errcode_t copy_options(const struct ej_options *in,
 	return 0;
 }
 
-errcode_t ej_image_open(const char *path, const struct ej_options *opts,
-			ej_image **ret)
+/* Copy what the image keeps of the caller's strings. */
+static errcode_t keep_names(ej_image *img, const char *path)
+{
+	img->path = strdup(path);
+	if (!img->path)
+		return EJ_NO_MEMORY;
+	if (img->opts.journal) {
+		img->journal_path = strdup(img->opts.journal);
+		if (!img->journal_path)
+			return EJ_NO_MEMORY;
+	}
+	img->opts.journal = img->journal_path;
+	if (img->opts.undo_file) {
+		img->undo_file = strdup(img->opts.undo_file);
+		img->journal_undo = malloc(strlen(img->undo_file) +
+					   sizeof(".journal"));
+		if (!img->undo_file || !img->journal_undo)
+			return EJ_NO_MEMORY;
+		sprintf(img->journal_undo, "%s.journal", img->undo_file);
+	}
+	img->opts.undo_file = img->undo_file;
+	return 0;
+}
+
+/*
+ * Written: nobody else's (mounted, or held with O_EXCL), and held with
+ * O_EXCL from the open on.  Read: only with EJ_OPT_CHECK_MOUNT.
+ */
+static errcode_t check_mount(const ej_image *img, int *flags)
+{
+	errcode_t err = 0;
+
+	if (!(img->opts.flags & EJ_OPT_READONLY)) {
+		err = ej_check_mount(img->path, 0, NULL);
+		*flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
+	} else if (img->opts.flags & EJ_OPT_CHECK_MOUNT) {
+		err = ej_check_mount(img->path, 0, NULL);
+	}
+	return err;
+}
+
+/* The io_manager the filesystem is opened through (an undo file's). */
+static errcode_t fs_io(const ej_image *img, io_manager *io)
+{
+	errcode_t err;
+
+	*io = img->io;
+	if (!img->undo_file)
+		return 0;
+	err = set_undo_io_backing_manager(img->io);
+	if (!err)
+		err = set_undo_io_backup_file(img->undo_file);
+	if (!err)
+		*io = undo_io_manager;
+	return err;
+}
+
+errcode_t ej_image_open2(const char *path, const char *io_options,
+			 const struct ej_options *opts, uint64_t superblock,
+			 unsigned int block_size,
+			 struct struct_io_manager *io, ej_image **ret)
 {
 	ej_image *img;
+	io_manager fio;
 	errcode_t err;
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS;
 
@@ -120,31 +189,31 @@ errcode_t ej_image_open(const char *path, const struct ej_options *opts,
 	if (!ret)
 		return EJ_BAD_ARG;
 	*ret = NULL;
-	if (!path)
+	if (!path || (superblock && !block_size) ||
+	    (!superblock && block_size) || superblock > 0x7fffffffULL)
 		return EJ_BAD_ARG;
 	img = calloc(1, sizeof(*img));
 	if (!img)
 		return EJ_NO_MEMORY;
 	err = copy_options(opts, &img->opts);
+	if (!err)
+		err = keep_names(img, path);
+	if (!err)
+		err = check_mount(img, &flags);
 	if (err)
 		goto fail;
-	err = EJ_NO_MEMORY;
-	img->path = strdup(path);
-	if (!img->path)
+	/* ej_test_io_manager() is the manager itself unless a test says */
+	img->io = ej_test_io_manager(io ? io : unix_io_manager);
+	err = fs_io(img, &fio);
+	if (err)
 		goto fail;
-	if (img->opts.journal) {
-		img->journal_path = strdup(img->opts.journal);
-		if (!img->journal_path)
-			goto fail;
-	}
-	img->opts.journal = img->journal_path;
-	if (!(img->opts.flags & EJ_OPT_READONLY))
-		flags |= EXT2_FLAG_RW;
-	/* ej_test_io_manager() is unix_io_manager unless a test says */
-	err = ext2fs_open2(img->path, NULL, flags, 0, 0,
-			   ej_test_io_manager(unix_io_manager), &img->fs);
+	err = ext2fs_open2(img->path, io_options, flags, (int)superblock,
+			   block_size, fio, &img->fs);
 	if (err) {
 		img->fs = NULL;
+		/* mounted or opened with O_EXCL since the check */
+		if (err == EBUSY && (flags & EXT2_FLAG_EXCLUSIVE))
+			err = EJ_BUSY;
 		goto fail;
 	}
 	*ret = img;
@@ -152,6 +221,12 @@ errcode_t ej_image_open(const char *path, const struct ej_options *opts,
 fail:
 	ej_image_close(img);
 	return err;
+}
+
+errcode_t ej_image_open(const char *path, const struct ej_options *opts,
+			ej_image **ret)
+{
+	return ej_image_open2(path, NULL, opts, 0, 0, NULL, ret);
 }
 
 static void drop_journal(ej_image *img)
@@ -172,6 +247,8 @@ errcode_t ej_image_close(ej_image *img)
 	if (img->fs)
 		err = ej_fs_close(&img->fs);
 	free(img->ovr);
+	free(img->journal_undo);
+	free(img->undo_file);
 	free(img->journal_path);
 	free(img->path);
 	free(img);
@@ -205,12 +282,26 @@ errcode_t ej_image_override(ej_image *img, uint32_t tid, uint64_t fsblock,
 	return 0;
 }
 
+/* The library's progress, in the API's terms. */
+static void image_progress(void *arg, unsigned long done, unsigned long total)
+{
+	ej_image *img = arg;
+	int pass = EJ_PASS_READ;
+
+	if (img->journal &&
+	    ej_journal_report(img->journal)->progress_pass ==
+	    EJ_PROGRESS_WRITE)
+		pass = EJ_PASS_WRITE;
+	img->opts.progress_fn(img->opts.progress_arg, pass, done, total);
+}
+
 /* Load the journal for a plan (@plan) or a replay, with the caller's asks. */
 static errcode_t load_journal(ej_image *img, int plan)
 {
 	struct ej_open_opts o = {
 		.ext_journal = img->journal_path,
 		.policy = img->opts.policy,
+		.io = img->io,
 	};
 	struct ej_report *r;
 	errcode_t err;
@@ -218,6 +309,15 @@ static errcode_t load_journal(ej_image *img, int plan)
 	drop_journal(img);
 	if (plan)
 		o.flags = EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN;
+	/* what replay writes in an external journal: an undo file of its own */
+	if (!plan && img->journal_path && img->journal_undo) {
+		err = set_undo_io_backing_manager(img->io);
+		if (!err)
+			err = set_undo_io_backup_file(img->journal_undo);
+		if (err)
+			return err;
+		o.io = undo_io_manager;
+	}
 	err = ej_journal_open(img->fs, &o, &img->journal);
 	if (err) {
 		img->journal = NULL;
@@ -231,6 +331,10 @@ static errcode_t load_journal(ej_image *img, int plan)
 	r->upto_tid = img->opts.upto_tid;
 	r->upto_set = !!(img->opts.flags & EJ_OPT_UPTO);
 	r->keep_blocks = 1;	/* ej_image_block() and the reports list them */
+	if (img->opts.progress_fn) {
+		r->progress_fn = image_progress;
+		r->progress_arg = img;
+	}
 	return 0;
 }
 
@@ -331,6 +435,8 @@ errcode_t ej_image_plan(ej_image *img, struct ej_summary *summary)
 		return failed(img, err, 0, summary);
 	if (img->journal->j_superblock->s_start) {
 		rc = jbd2_journal_recover(img->journal);
+		/* what the report's next transaction depends on */
+		ej_journal_set_recover_result(img->journal, rc);
 		err = read_result(img, rc);
 		if (err)
 			return failed(img, err, 1, summary);
@@ -371,11 +477,11 @@ errcode_t ej_image_replay(ej_image *img, struct ej_summary *summary)
 		return fill_summary(img, 0, summary);
 	}
 	rc = jbd2_journal_recover(img->journal);
+	ej_journal_set_recover_result(img->journal, rc);
 	err = read_result(img, rc);
 	if (err)
 		return failed(img, err, 1, summary);
 	if (img->status != EJ_STATUS_REFUSED) {
-		ej_journal_set_recover_result(img->journal, rc);
 		err = ej_journal_finish(img->journal);
 		if (err) {
 			/* the report and summary say what was written */

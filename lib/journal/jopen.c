@@ -362,9 +362,18 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 	errcode_t err;
 
 	h->info.external = 1;
-	if (h->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN))
+	if (h->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN)) {
 		flags = 0;
+	} else {
+		/* its filesystem mounted, the kernel holds it: not ours */
+		err = ej_check_mount(o->ext_journal, 0, NULL);
+		if (err)
+			return err;
+		flags |= IO_FLAG_EXCLUSIVE;
+	}
 	err = io->open(o->ext_journal, flags, &h->jio);
+	if (err == EBUSY && (flags & IO_FLAG_EXCLUSIVE))
+		err = EJ_BUSY;
 	if (err)
 		return err;
 	h->own_jio = 1;
@@ -885,6 +894,12 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 	if (opts->policy < JBD2_POLICY_REPLAY_ALL ||
 	    opts->policy > JBD2_POLICY_REFUSE)
 		return EJ_BAD_ARG;
+	/* a mounted filesystem's journal belongs to the kernel */
+	if (!(opts->flags & (EJ_OPEN_READONLY | EJ_OPEN_DRY_RUN))) {
+		err = ej_fs_check_mount(fs);
+		if (err)
+			return err;
+	}
 	sb = fs->super;
 	if (!opts->ext_journal && !opts->saved) {
 		if (!ext2fs_has_feature_journal(sb) &&
@@ -993,6 +1008,41 @@ static unsigned int flagged(journal_t *j)
 	return c;
 }
 
+/*
+ * The tid the journal is reset to (or would be) after this recovery: one
+ * definition for every report (e2journal plan, replay, e2fsck's JSON).
+ * Recovery restarts the log one past the end it found (the kernel's
+ * ++end_transaction: tids 1-3 committed, 5).  Under stop a recovery
+ * error resets it where the log started, as e2fsprogs 1.47 does
+ * (ej_journal_finish()).  A refused replay keeps the journal; its next
+ * transaction is still the one a replay would start (recovery returns
+ * before it says): one past the end of the last committed transaction
+ * in the log, as decide() in recovery.c finds it.
+ */
+static __u32 next_tid(journal_t *j, const struct ej_report *r)
+{
+	struct ej_host *h = ej_host_of(j);
+	__u32 end = h->start_tid;
+	size_t i;
+
+	if (j->j_replay_policy == JBD2_POLICY_STOP && h->recover_err)
+		return h->start_tid;
+	if (j->j_replay_policy != JBD2_POLICY_REFUSE || !r->corrupt ||
+	    !r->nr_txns)
+		return j->j_transaction_sequence;
+	for (i = 0; i < r->nr_txns; i++) {
+		switch (r->txns[i].status) {
+		case JBD2_COMMIT_OK:
+		case JBD2_COMMIT_BAD_CSUM:
+		case JBD2_COMMIT_GARBLED:
+		case JBD2_COMMIT_ASYNC_TAIL:
+			end = r->txns[i].tid + 1;
+			break;
+		}
+	}
+	return end + 1;
+}
+
 struct ej_report *ej_journal_report(journal_t *journal)
 {
 	struct ej_host *h;
@@ -1003,7 +1053,7 @@ struct ej_report *ej_journal_report(journal_t *journal)
 	h->report.policy = journal->j_replay_policy;
 	h->report.corrupt |= flagged(journal);
 	h->report.start_tid = h->start_tid;
-	h->report.next_tid = journal->j_transaction_sequence;
+	h->report.next_tid = next_tid(journal, &h->report);
 	return &h->report;
 }
 

@@ -135,6 +135,13 @@ int ej_policy_parse(const char *name, int *policy)
 	return -1;
 }
 
+errcode_t ej_policy_parse2(const char *name, int *policy)
+{
+	if (!name || !policy)
+		return EJ_BAD_ARG;
+	return ej_policy_parse(name, policy) ? EJ_UNKNOWN_POLICY : 0;
+}
+
 errcode_t ej_report_init(struct ej_report *r)
 {
 	if (!r)

@@ -10,6 +10,7 @@
  * replay whose result is read from the image file itself.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,8 @@ static void test_options(const char *path)
 	CHECK(o.size == sizeof(o) && o.policy == EJ_POLICY_REPLAY_ALL &&
 	      !o.journal && !o.flags);
 
-	o.size = sizeof(o) - 1;
+	/* smaller than the first version's */
+	o.size = offsetof(struct ej_options, message_arg) + sizeof(void *) - 1;
 	CHECK(ej_image_open(path, &o, &img) == EJ_BAD_ARG && !img);
 	ej_options_init(&o, sizeof(o));
 	o.policy = 7;
@@ -216,7 +218,89 @@ static void count_msg(void *arg, const char *msg)
 		nr_msgs++;
 }
 
-static void test_replay(const char *path)
+static unsigned long nr_read, nr_write;
+
+static void count_progress(void *arg, int pass, uint64_t done, uint64_t total)
+{
+	(void)arg;
+	if (done > total)
+		nr_read = nr_write = 1000000;	/* fails the checks */
+	else if (pass == EJ_PASS_READ)
+		nr_read++;
+	else if (pass == EJ_PASS_WRITE)
+		nr_write++;
+}
+
+/* API version 2: ej_image_open2(), ej_policy_parse2(), older options. */
+static void test_api2(const char *path)
+{
+	struct ej_summary sum = { .size = sizeof(sum) };
+	struct ej_options o;
+	ej_image *img = NULL;
+	int policy = EJ_POLICY_STOP;
+
+	CHECK(EJ_API_VERSION == 2);
+	CHECK(ej_policy_parse2("bogus", &policy) == EJ_UNKNOWN_POLICY &&
+	      policy == EJ_POLICY_STOP);
+	CHECK(ej_policy_parse2(NULL, &policy) == EJ_BAD_ARG);
+	CHECK(ej_policy_parse2("refuse", NULL) == EJ_BAD_ARG);
+	CHECK(ej_policy_parse2("replay-all", &policy) == 0 &&
+	      policy == EJ_POLICY_REPLAY_ALL);
+	CHECK(!strcmp(ej_error_message(EJ_MOUNTED),
+		      "Filesystem is mounted; it cannot be written"));
+
+	/* a program built against API version 1: its smaller options */
+	ej_options_init(&o, sizeof(o));
+	o.flags = EJ_OPT_READONLY;
+	o.size = offsetof(struct ej_options, message_arg) + sizeof(void *);
+	CHECK(ej_image_open(path, &o, &img) == 0 && img);
+	ej_image_close(img);
+
+	ej_options_init(&o, sizeof(o));
+	o.flags = EJ_OPT_READONLY;
+	CHECK(ej_image_open2(path, NULL, &o, 8193, 0, NULL, &img) ==
+	      EJ_BAD_ARG && !img);
+	CHECK(ej_image_open2(path, NULL, &o, 0, 1024, NULL, &img) ==
+	      EJ_BAD_ARG && !img);
+	o.undo_file = "/nonexistent/undo";	/* undo: for writing only */
+	CHECK(ej_image_open2(path, NULL, &o, 0, 0, NULL, &img) ==
+	      EJ_BAD_ARG && !img);
+	o.undo_file = NULL;
+	/* the backup superblock of group 1, as e2fsck -b 8193 -B 1024 */
+	o.progress_fn = count_progress;
+	CHECK(ej_image_open2(path, NULL, &o, 8193, 1024, NULL, &img) == 0);
+	if (!img)
+		return;
+	CHECK(ej_image_plan(img, &sum) == 0 && sum.nr_txns == 3);
+	CHECK(nr_read > 0 && nr_read < 1000000 && nr_write == 0);
+	ej_image_close(img);
+}
+
+/*
+ * @path is mounted (@want EJ_MOUNTED) or held with O_EXCL by another
+ * program (EJ_BUSY): no open for writing, by either call; read-only
+ * only without EJ_OPT_CHECK_MOUNT.
+ */
+static void test_not_ours(const char *path, errcode_t want)
+{
+	struct ej_options o;
+	ej_image *img = NULL;
+
+	CHECK(ej_image_open(path, NULL, &img) == want && !img);
+	ej_options_init(&o, sizeof(o));
+	o.undo_file = "/nonexistent/undo";
+	CHECK(ej_image_open2(path, NULL, &o, 0, 0, NULL, &img) == want &&
+	      !img);
+	ej_options_init(&o, sizeof(o));
+	o.flags = EJ_OPT_READONLY;
+	CHECK(ej_image_open(path, &o, &img) == 0 && img);
+	ej_image_close(img);
+	img = NULL;
+	o.flags |= EJ_OPT_CHECK_MOUNT;
+	CHECK(ej_image_open(path, &o, &img) == want && !img);
+}
+
+static void test_replay(const char *path, const char *undo)
 {
 	struct ej_summary sum = { .size = sizeof(sum) };
 	struct ej_options o;
@@ -224,7 +308,11 @@ static void test_replay(const char *path)
 
 	ej_options_init(&o, sizeof(o));
 	o.message_fn = count_msg;
-	CHECK(ej_image_open(path, &o, &img) == 0);
+	/* what replay overwrites kept for e2undo (api.sh runs it) */
+	o.undo_file = undo;
+	o.progress_fn = count_progress;
+	nr_read = nr_write = 0;
+	CHECK(ej_image_open2(path, NULL, &o, 0, 0, NULL, &img) == 0);
 	if (!img)
 		return;
 	/* keep transaction 3's 3100 out */
@@ -234,6 +322,7 @@ static void test_replay(const char *path)
 	CHECK(nr_msgs >= 1);	/* recovery said what it skipped */
 	CHECK(verdict_of(img, 3, 3100) == EJ_VERDICT_USER_SKIP);
 	CHECK(sum.blocks_written == 7);
+	CHECK(nr_read > 0 && nr_write > 0 && nr_write < 1000000);
 	CHECK(ej_image_close(img) == 0);
 
 	CHECK(byte_of(path, 3000) == 0x11);
@@ -252,13 +341,24 @@ static void test_replay(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s IMAGE (it is replayed)\n", argv[0]);
+	if (argc == 4 && !strcmp(argv[1], "--not-ours")) {
+		/* tests/api/mounted.sh */
+		test_not_ours(argv[3], !strcmp(argv[2], "mounted") ?
+			      EJ_MOUNTED : EJ_BUSY);
+		printf("%d checks, %d failed\n", checks, fails);
+		return fails ? 1 : 0;
+	}
+	if (argc != 3) {
+		fprintf(stderr,
+			"usage: %s IMAGE UNDO|- (it is replayed)\n       %s --not-ours mounted|busy DEVICE\n",
+			argv[0], argv[0]);
 		return 99;
 	}
 	test_options(argv[1]);
+	test_api2(argv[1]);
 	test_plan(argv[1]);
-	test_replay(argv[1]);
+	/* "-": no undo file (libext2fs 1.47's undo_io leaks under ASan) */
+	test_replay(argv[1], strcmp(argv[2], "-") ? argv[2] : NULL);
 	printf("%d checks, %d failed\n", checks, fails);
 	return fails ? 1 : 0;
 }
