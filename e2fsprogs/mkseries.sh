@@ -34,6 +34,12 @@
 # no step has a generator function.  The source must be that commit:
 # the files the steps change must have the blob ids master/base-blobs
 # lists (mkseries.sh --series master --base-blobs DIR writes it).
+#
+# --series master-policy makes the third, e2fsprogs/master-policy/: the
+# policy series of e2fsprogs/steps rebased on the same master commit
+# (master-policy/README.md names it; master-policy/base-blobs): its
+# steps are made as the 1.47.0 series' are (patch -p1, gen_NNNN), from a
+# tree of that commit as --series master takes it.
 set -euo pipefail
 export LC_ALL=C
 
@@ -74,7 +80,11 @@ Usage: mkseries.sh [--series master] --source DIR [--out DIR] [--keep-tree DIR]
   --series master   the bug-fix series for e2fsprogs master
                     (e2fsprogs/master/; --source is a tree of the commit
                     master/README.md names, e.g. a git checkout of it)
-  --base-blobs DIR  write master/base-blobs from the tree DIR
+  --series master-policy
+                    the policy series on that commit
+                    (e2fsprogs/master-policy/; --source as for master)
+  --base-blobs DIR  write master/base-blobs (master-policy/base-blobs)
+                    from the tree DIR
 EOF
 }
 
@@ -185,7 +195,7 @@ write_base_blobs() {
 	base_files | while read -r f; do
 		echo "$(git hash-object "$1/$f") $f"
 	done >"$master_dir/base-blobs"
-	echo "mkseries: master/base-blobs: $(wc -l <"$master_dir/base-blobs") file(s)"
+	echo "mkseries: ${master_dir#"$here"/}/base-blobs: $(wc -l <"$master_dir/base-blobs") file(s)"
 }
 
 # copy_source DIR TREE: DIR's source files (its git index's when DIR is a
@@ -213,7 +223,7 @@ make_series() {
 	[[ -x $source/configure && -f $source/e2fsck/recovery.c ]] ||
 		die "$source is not an e2fsprogs source tree"
 	work=$(mktemp -d "${TMPDIR:-/tmp}/mkseries.XXXXXX")
-	if [[ $series == master ]]; then
+	if [[ $series != 1.47.0 ]]; then
 		check_base_blobs "$source" || die "$source is not $(base_name)"
 		tree=$work/e2fsprogs-master
 		copy_source "$source" "$tree"
@@ -228,7 +238,7 @@ make_series() {
 		cd "$tree"
 		git init -q
 		git add -A
-		if [[ $series == master ]]; then
+		if [[ $series != 1.47.0 ]]; then
 			git commit -q --no-verify -m "$(base_name)"
 		else
 			git commit -q --no-verify -m "e2fsprogs $version (Debian 1.47.0-2)"
@@ -341,13 +351,17 @@ while [[ $# -gt 0 ]]; do
 	--save-edits) mode=save; source_dir=$2; shift 2 ;;
 	--policy-block) mode=block; shift ;;
 	--series)
-		[[ $2 == master || $2 == 1.47.0 ]] || die "no series $2"
+		[[ $2 == master || $2 == master-policy || $2 == 1.47.0 ]] ||
+			die "no series $2"
 		series=$2; shift 2 ;;
 	--base-blobs) mode=blobs; source_dir=$2; shift 2 ;;
 	*) usage >&2; exit 16 ;;
 	esac
 done
-if [[ $series == master ]]; then
+if [[ $series == master-policy ]]; then
+	master_dir=$here/master-policy
+fi
+if [[ $series != 1.47.0 ]]; then
 	steps_dir=$master_dir/steps
 	[[ $out != "$here/patches" ]] || out=$master_dir/patches
 fi
@@ -355,7 +369,8 @@ fi
 case $mode in
 block) policy_block ;;
 blobs)
-	[[ $series == master ]] || die "--base-blobs is for --series master"
+	[[ $series != 1.47.0 ]] ||
+		die "--base-blobs is for --series master or master-policy"
 	write_base_blobs "$(cd "$source_dir" && pwd)"
 	;;
 save) save_edits "$(cd "$source_dir" && pwd)" ;;
