@@ -47,4 +47,11 @@ errcode_t release_journal(struct e2fsck_ctx *ctx, struct jcheck *jc,
 void clear_recover(struct e2fsck_ctx *ctx, int error);
 errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st);
 
+/* kbytes.c: s_kbytes_written across the replay */
+unsigned long long channel_bytes(io_channel io, int reset);
+void count_replay_start(struct e2fsck_ctx *ctx);
+unsigned long long flush_bytes(ext2_filsys fs);
+void kb_start(struct e2fsck_ctx *ctx, journal_t *j);
+void count_replayed(struct e2fsck_ctx *ctx, journal_t *j);
+
 #endif /* E2JOURNAL_E2FSCK_JPHASE_H */
