@@ -262,45 +262,45 @@ static void jmap_close(struct jmap *m)
  */
 struct kb_model {
 	journal_t		*j;
-	struct wb_cache		c;
-	struct jmap		m;
+	struct wb_cache		cache;		/* unix_io's, as e2fsprogs' */
+	struct jmap		map;		/* an internal journal's */
 	int			internal;
 	int			lost;		/* a block out of order: done */
-	size_t			t;		/* the transaction followed */
-	unsigned int		k;		/* its log blocks touched */
-	unsigned long		b;		/* its next log block */
-	unsigned long		last;		/* the last one touched */
+	size_t			txn;		/* the one followed (txns[]) */
+	unsigned int		touched;	/* its log blocks touched */
+	unsigned long		next_jblk;	/* its next log block */
+	unsigned long		last_jblk;	/* the last one touched */
 };
 
 /* The replay being counted: one a run. */
 static struct kb_model replay_model;
 
-/* Touch the next log block of transaction m->t. */
+/* Touch the next log block of transaction m->txn. */
 static void kb_step(struct kb_model *m)
 {
 	if (m->internal) {
-		blk64_t pb = jmap_touch(&m->m, &m->c, m->b);
+		blk64_t pb = jmap_touch(&m->map, &m->cache, m->next_jblk);
 
 		if (pb)
-			wb_touch(&m->c, pb, 0);
+			wb_touch(&m->cache, pb, 0);
 	}
-	m->last = m->b;
-	m->k++;
-	if (++m->b >= m->j->j_last)
-		m->b = m->j->j_first;
+	m->last_jblk = m->next_jblk;
+	m->touched++;
+	if (++m->next_jblk >= m->j->j_last)
+		m->next_jblk = m->j->j_first;
 }
 
-/* The rest of transaction m->t's log blocks, then on to the next. */
+/* The rest of transaction m->txn's log blocks, then on to the next. */
 static void kb_next_txn(struct kb_model *m, const struct ej_report *r)
 {
-	const struct jbd2_txn_info *ti = &r->txns[m->t];
+	const struct jbd2_txn_info *ti = &r->txns[m->txn];
 
-	while (ti->replay && m->k < ti->nr_blocks)
+	while (ti->replay && m->touched < ti->nr_blocks)
 		kb_step(m);
-	m->t++;
-	m->k = 0;
-	if (m->t < r->nr_txns)
-		m->b = r->txns[m->t].first_block;
+	m->txn++;
+	m->touched = 0;
+	if (m->txn < r->nr_txns)
+		m->next_jblk = r->txns[m->txn].first_block;
 }
 
 static void kb_block(void *arg, __u32 tid, unsigned long jblock,
@@ -312,31 +312,31 @@ static void kb_block(void *arg, __u32 tid, unsigned long jblock,
 
 	if (m->lost)
 		return;
-	if (m->t == (size_t)-1) {
-		m->t = 0;
+	if (m->txn == (size_t)-1) {
+		m->txn = 0;
 		if (r->nr_txns)
-			m->b = r->txns[0].first_block;
+			m->next_jblk = r->txns[0].first_block;
 	}
-	while (m->t < r->nr_txns && r->txns[m->t].tid != tid)
+	while (m->txn < r->nr_txns && r->txns[m->txn].tid != tid)
 		kb_next_txn(m, r);
-	if (m->t >= r->nr_txns) {
+	if (m->txn >= r->nr_txns) {
 		m->lost = 1;
 		return;
 	}
-	ti = &r->txns[m->t];
+	ti = &r->txns[m->txn];
 	if (!ti->replay)
 		return;
 	/* up to its log block; one not ahead ends the transaction's writes */
-	if (!m->k || m->last != jblock) {
-		while (m->k < ti->nr_blocks && m->b != jblock)
+	if (!m->touched || m->last_jblk != jblock) {
+		while (m->touched < ti->nr_blocks && m->next_jblk != jblock)
 			kb_step(m);
-		if (m->k >= ti->nr_blocks)
+		if (m->touched >= ti->nr_blocks)
 			return;
 		kb_step(m);
 	}
 	/* SUPERSEDED later or not, this version is written */
 	if (verdict == JBD2_BLOCK_REPLAYED)
-		wb_touch(&m->c, fsblock, 1);
+		wb_touch(&m->cache, fsblock, 1);
 }
 
 void kb_start(struct e2fsck_ctx *ctx, journal_t *j)
@@ -349,9 +349,9 @@ void kb_start(struct e2fsck_ctx *ctx, journal_t *j)
 	if (!ctx->count_kbytes)
 		return;
 	m->j = j;
-	m->t = (size_t)-1;
+	m->txn = (size_t)-1;
 	m->internal = !ji->external && !ji->saved;
-	if (m->internal && jmap_open(&m->m, ctx->fs, ji->ino))
+	if (m->internal && jmap_open(&m->map, ctx->fs, ji->ino))
 		m->internal = 0;
 	r->block_fn = kb_block;
 	r->block_arg = m;
@@ -365,15 +365,15 @@ void count_replayed(struct e2fsck_ctx *ctx, journal_t *j)
 	if (!ctx->count_kbytes)
 		return;
 	r->block_fn = NULL;
-	if (m->t == (size_t)-1) {
-		m->t = 0;
+	if (m->txn == (size_t)-1) {
+		m->txn = 0;
 		if (r->nr_txns)
-			m->b = r->txns[0].first_block;
+			m->next_jblk = r->txns[0].first_block;
 	}
-	while (m->t < r->nr_txns)
+	while (m->txn < r->nr_txns)
 		kb_next_txn(m, r);
 	if (m->internal)
-		jmap_close(&m->m);
+		jmap_close(&m->map);
 	ctx->replay_bytes += (unsigned long long)ctx->fs->blocksize *
-			     wb_flush(&m->c);
+			     wb_flush(&m->cache);
 }
