@@ -47,6 +47,9 @@ errcode_t release_journal(struct e2fsck_ctx *ctx, struct jcheck *jc,
 void clear_recover(struct e2fsck_ctx *ctx, int error);
 errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st);
 
+/* jonly.c */
+int journal_only_done(struct e2fsck_ctx *ctx);
+
 /* kbytes.c: s_kbytes_written across the replay */
 unsigned long long channel_bytes(io_channel io, int reset);
 void count_replay_start(struct e2fsck_ctx *ctx);
