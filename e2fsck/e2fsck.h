@@ -131,6 +131,9 @@ __printf(2, 3) void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...);
 		com_err(__VA_ARGS__);		\
 	} while (0)
 
+/* the filesystem (re)opened as the journal phase opens it, and its flags */
+errcode_t open_fs(struct e2fsck_ctx *ctx, int flags, io_manager io);
+int fs_open_flags(struct e2fsck_ctx *ctx);
 /* the superblock written whole, in one write (ej_fs_write_super) */
 errcode_t e2fsck_write_super(struct e2fsck_ctx *ctx);
 /* ext2fs_close_free(), the superblock written by e2fsck_write_super() */

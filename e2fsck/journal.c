@@ -288,47 +288,6 @@ static int device_holds_fs(struct e2fsck_ctx *ctx)
 	return dev_blocks >= ext2fs_blocks_count(ctx->fs->super);
 }
 
-/* Reopen the filesystem as the journal phase opened it. */
-static errcode_t open_fs(struct e2fsck_ctx *ctx, int flags, io_manager io)
-{
-	unsigned long bs = ctx->blocksize;
-	errcode_t err;
-
-	if (ctx->superblock && !bs) {
-		ext2_filsys fs;
-
-		for (bs = EXT2_MIN_BLOCK_SIZE; bs <= EXT2_MAX_BLOCK_SIZE;
-		     bs *= 2) {
-			fs = NULL;
-			err = ext2fs_open2(ctx->filesystem_name,
-					   ctx->io_options, flags,
-					   ctx->superblock, bs,
-					   unix_io_manager, &fs);
-			if (fs)
-				ext2fs_free(fs);
-			if (!err)
-				break;
-		}
-		if (err)
-			return err;
-	}
-	err = ext2fs_open2(ctx->filesystem_name, ctx->io_options, flags,
-			   ctx->superblock, ctx->superblock ? bs : 0,
-			   ej_test_io_manager(io), &ctx->fs);
-	if (!err)
-		ctx->fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-	return err;
-}
-
-static int fs_open_flags(struct e2fsck_ctx *ctx)
-{
-	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_NOFREE_ON_ERROR;
-
-	if (!(ctx->options & E2F_OPT_READONLY))
-		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
-	return flags;
-}
-
 /*
  * The journal was replayed: e2fsck's state after its replay, before it
  * starts over.  The replayed blocks may include the superblock, so the
