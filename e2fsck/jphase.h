@@ -47,6 +47,10 @@ errcode_t release_journal(struct e2fsck_ctx *ctx, struct jcheck *jc,
 void clear_recover(struct e2fsck_ctx *ctx, int error);
 errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st);
 
+/* jreplay.c */
+void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st);
+void run_journal(struct e2fsck_ctx *ctx, io_manager io);
+
 /* jonly.c */
 int journal_only_done(struct e2fsck_ctx *ctx);
 
