@@ -5,9 +5,9 @@
  * writing and closing the filesystem, SIGINT/SIGTERM before the engine
  * runs, and finding devices through libblkid.
  *
- * It calls nothing else of e2fsck/: unix.c, journal.c, problem.c,
- * conf.c and progress.c call into it, so that the files of e2fsck/
- * depend on each other in one direction only (tests/e2fsck/layers.sh).
+ * It calls nothing else of e2fsck/: the other files call into it, so
+ * that the files of e2fsck/ depend on each other in one direction only
+ * (tests/e2fsck/layers.sh).
  */
 #include "config.h"
 
