@@ -157,6 +157,12 @@ void e2fsck_read_conf(struct e2fsck_ctx *ctx);
 void e2f_progress_start(struct e2fsck_ctx *ctx, struct ej_report *r);
 void e2f_progress_end(struct e2fsck_ctx *ctx);
 
+/* engine.c: e2fsprogs' e2fsck for passes 1-5 */
+void check_engine(struct e2fsck_ctx *ctx);
+_Noreturn void exec_engine(struct e2fsck_ctx *ctx, char **argv);
+int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv);
+extern int engine_said_modified;	/* it printed FILE SYSTEM WAS MODIFIED */
+
 /* journal.c */
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx);
 
