@@ -53,6 +53,18 @@
 #define E2F_FLAG_NO_ENGINE	0x0040	/* do not run the engine */
 #define E2F_FLAG_ACTED		0x0080	/* the journal phase acted */
 
+/*
+ * What a rehearsal of the journal checks found: the journal phase runs
+ * its checks twice, a rehearsal on the filesystem opened read-only, which
+ * prints and writes nothing and only says where e2fsck's answers would
+ * lead, then, if that ends in a replay (or a question only a person can
+ * answer), for real (rehearse_checks(), jcheck.c).
+ */
+struct e2f_rehearsal {
+	int		asked;		/* a person would be asked */
+	int		stop;		/* it would halt or abort */
+};
+
 /* What the journal phase decided about the device. */
 enum e2f_journal_action {
 	E2F_JOURNAL_DELEGATE = 0,	/* untouched: the engine does it all */
@@ -98,15 +110,8 @@ struct e2fsck_ctx {
 	unsigned long long replay_bytes; /* s_kbytes_written's share, bytes */
 	int		count_kbytes;	/* s_kbytes_written is kept */
 
-	/*
-	 * The journal phase runs its checks twice: a rehearsal on the
-	 * filesystem opened read-only, which prints and writes nothing and
-	 * only says where e2fsck's answers would lead, then, if that ends in
-	 * a replay (or a question only a person can answer), for real.
-	 */
-	int		dry;		/* rehearsal: no output/writes */
-	int		dry_asked;	/* a person would be asked */
-	int		dry_stop;	/* it would halt or abort */
+	/* set while the checks rehearse: no output, no writes */
+	struct e2f_rehearsal *rehearsal;
 
 	/* -C: progress of the journal phase (progress.c) */
 	int		progress;	/* -C given */

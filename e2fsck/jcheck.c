@@ -4,9 +4,9 @@
  * the journal (e2fsck_get_journal), load its superblock
  * (e2fsck_journal_load) and answer what is wrong with either
  * (e2fsck_check_ext3_journal), with e2fsck's questions and messages.
- * The journal phase (journal.c) runs them as a rehearsal (ctx->dry),
- * then for real; the replay (jreplay.c) finds and loads the journal
- * again through them, as e2fsck does.
+ * The journal phase (journal.c) runs them as a rehearsal
+ * (rehearse_checks(), at the end), then for real; the replay (jreplay.c)
+ * finds and loads the journal again through them, as e2fsck does.
  */
 #include "config.h"
 
@@ -47,7 +47,7 @@ static void use_stashed_inode(ext2_filsys fs, ext2_ino_t ino,
 
 static int writable(struct e2fsck_ctx *ctx)
 {
-	return !ctx->dry && !(ctx->options & E2F_OPT_READONLY);
+	return !ctx->rehearsal && !(ctx->options & E2F_OPT_READONLY);
 }
 
 int uuid_null(const __u8 *u)
@@ -208,7 +208,7 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 		return EXT2_ET_LOAD_EXT_JOURNAL;
 	}
 	/* e2fsck opens it for writing even under -n; the rehearsal does not */
-	if (!ctx->dry)
+	if (!ctx->rehearsal)
 		flags = IO_FLAG_RW | IO_FLAG_EXCLUSIVE;
 	err = ej_test_io_manager(unix_io_manager)->open(name, flags, &jc->io);
 	if (err)
@@ -239,7 +239,7 @@ static errcode_t get_external(struct e2fsck_ctx *ctx, struct jcheck *jc)
 	if (ext2fs_has_feature_metadata_csum(&sb) &&
 	    ext2fs_le32_to_cpu(es->s_checksum) != ext2_sb_csum(es) &&
 	    fix_problem(ctx, PR_0_EXT_JOURNAL_SUPER_CSUM_INVALID, 0) &&
-	    !ctx->dry) {
+	    !ctx->rehearsal) {
 		es->s_checksum = ext2fs_cpu_to_le32(ext2_sb_csum(es));
 		err = io_channel_write_blk64(jc->io, start, 1, buf);
 		if (err)
@@ -311,7 +311,7 @@ static int clear_v2_fields(struct e2fsck_ctx *ctx, struct jcheck *jc)
 		if (!fix_problem(ctx, PR_0_CLEAR_V2_JOURNAL, 0))
 			return 0;
 		ctx->flags |= E2F_FLAG_PROBLEMS_FIXED;
-		if (!ctx->dry && ctx->policy != JBD2_POLICY_STOP &&
+		if (!ctx->rehearsal && ctx->policy != JBD2_POLICY_STOP &&
 		    ext2fs_has_feature_journal_needs_recovery(ctx->fs->super))
 			ctx->jsb_v2_kept = 1;
 	}
@@ -329,7 +329,7 @@ static int keep_jsb(struct e2fsck_ctx *ctx)
 /* A superblock e2fsck gives up on after saying why (@fmt takes the name). */
 static errcode_t corrupt_sb(struct e2fsck_ctx *ctx, const char *fmt)
 {
-	if (!ctx->dry)
+	if (!ctx->rehearsal)
 		e2f_com_err(ctx, ctx->program_name, EXT2_ET_CORRUPT_JOURNAL_SB,
 			    fmt, ctx->device_name);
 	return EXT2_ET_CORRUPT_JOURNAL_SB;
@@ -365,7 +365,7 @@ errcode_t load_journal(struct e2fsck_ctx *ctx, struct jcheck *jc)
 
 	err = io_channel_read_blk64(jc->io, jc->sb_blk, 1, jc->buf);
 	if (err) {
-		if (!ctx->dry)
+		if (!ctx->rehearsal)
 			e2f_com_err(ctx, ctx->device_name, err, "%s",
 				"reading journal superblock\n");
 		return err;
@@ -474,7 +474,7 @@ static errcode_t fix_bad_inode(struct e2fsck_ctx *ctx)
 	if (has_journal || sb->s_journal_inum) {
 		if (fix_problem(ctx, PR_0_JOURNAL_BAD_INODE,
 				sb->s_journal_inum)) {
-			if (has_journal && sb->s_journal_inum && !ctx->dry)
+			if (has_journal && sb->s_journal_inum && !ctx->rehearsal)
 				log_out(ctx,
 					"*** journal has been deleted ***\n\n");
 			ext2fs_clear_feature_journal(sb);
@@ -617,7 +617,7 @@ errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st)
 	    !ext2fs_has_feature_journal_needs_recovery(sb) &&
 	    jc.jsb->s_start) {
 		fix_problem(ctx, PR_0_JOURNAL_RECOVERY_CLEAR, 0);
-		if (ctx->dry_stop)
+		if (ctx->rehearsal && ctx->rehearsal->stop)
 			goto out;
 		if (fix_problem(ctx, ctx->superblock ?
 				PR_0_JOURNAL_RUN_DEFAULT : PR_0_JOURNAL_RUN,
@@ -626,7 +626,7 @@ errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st)
 			ctx->flags |= E2F_FLAG_FORCE_ENGINE;
 			ext2fs_set_feature_journal_needs_recovery(sb);
 			ext2fs_mark_super_dirty(fs);
-		} else if (!ctx->dry_stop &&
+		} else if (!(ctx->rehearsal && ctx->rehearsal->stop) &&
 			   fix_problem(ctx, PR_0_JOURNAL_RESET_JOURNAL, 0)) {
 			/*
 			 * A "no" leaves the log alone: replaying over valid
@@ -653,4 +653,31 @@ errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st)
 			   holds_fast_commits(ctx, &jc);
 out:
 	return release_journal(ctx, &jc, reset, 0);
+}
+
+/*
+ * The checks as a rehearsal, which prints and writes nothing; what it
+ * found goes in @rh.  The options the checks change are put back, and
+ * with @put_fs_back the superblock in memory and the filesystem's flags
+ * too; ctx->flags stays as the checks left it.
+ */
+errcode_t rehearse_checks(struct e2fsck_ctx *ctx, struct jstate *st,
+			  struct e2f_rehearsal *rh, int put_fs_back)
+{
+	struct e2f_rehearsal *outer = ctx->rehearsal;
+	struct ext2_super_block saved_sb = *ctx->fs->super;
+	int saved_flags = ctx->fs->flags;
+	unsigned int saved_opts = ctx->options;
+	errcode_t err;
+
+	memset(rh, 0, sizeof(*rh));
+	ctx->rehearsal = rh;
+	err = check_journal(ctx, st);
+	ctx->rehearsal = outer;
+	ctx->options = saved_opts;
+	if (put_fs_back) {
+		*ctx->fs->super = saved_sb;
+		ctx->fs->flags = saved_flags;
+	}
+	return err;
 }

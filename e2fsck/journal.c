@@ -152,9 +152,9 @@ static void io_setup(struct e2fsck_ctx *ctx)
 
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 {
+	struct e2f_rehearsal rh;
 	struct jstate st;
 	int mount_flags = 0, usable;
-	unsigned int options;
 	io_manager io;
 	errcode_t err;
 
@@ -186,15 +186,9 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 		goto delegate;
 	set_device_name(ctx);
 
-	ctx->dry = 1;
-	ctx->dry_stop = 0;
-	ctx->dry_asked = 0;
-	options = ctx->options;
-	err = check_journal(ctx, &st);
-	ctx->options = options;
+	err = rehearse_checks(ctx, &st, &rh, 0);
 	ctx->flags &= ~(E2F_FLAG_PROBLEMS_FIXED | E2F_FLAG_FORCE_ENGINE);
-	ctx->dry = 0;
-	usable = !err && !ctx->dry_stop && st.loaded;
+	usable = !err && !rh.stop && st.loaded;
 
 	/* before anyone (us or the engine) writes to the journal */
 	save_journal(ctx);
@@ -212,7 +206,7 @@ enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx)
 		goto delegate;
 	}
 	if (!ext2fs_has_feature_journal_needs_recovery(ctx->fs->super) &&
-	    !ctx->dry_asked)
+	    !rh.asked)
 		goto delegate;
 	/*
 	 * Not ours to write (a read-only image, an ordinary user): e2fsck

@@ -46,6 +46,8 @@ errcode_t release_journal(struct e2fsck_ctx *ctx, struct jcheck *jc,
 			  int reset, int drop);
 void clear_recover(struct e2fsck_ctx *ctx, int error);
 errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st);
+errcode_t rehearse_checks(struct e2fsck_ctx *ctx, struct jstate *st,
+			  struct e2f_rehearsal *rh, int put_fs_back);
 
 /* jreplay.c */
 void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st);

@@ -230,12 +230,10 @@ void report_dry_run(struct e2fsck_ctx *ctx, const struct jstate *st)
  */
 static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 {
-	struct ext2_super_block saved_sb;
-	unsigned int saved_opts;
-	int saved_flags;
+	struct e2f_rehearsal rh;
 	struct jstate st;
 	errcode_t err;
-	int dry, quiet;
+	int quiet;
 
 	ext2fs_free(ctx->fs);
 	ctx->fs = NULL;
@@ -258,20 +256,9 @@ static errcode_t after_replay(struct e2fsck_ctx *ctx, io_manager io, int error)
 	 * engine, which finds and fixes it in full; a silent rehearsal says
 	 * whether the journal is sound enough for this step.
 	 */
-	dry = ctx->dry;
-	saved_sb = *ctx->fs->super;
-	saved_flags = ctx->fs->flags;
-	saved_opts = ctx->options;
-	ctx->dry = 1;
-	ctx->dry_stop = 0;
-	ctx->dry_asked = 0;
-	err = check_journal(ctx, &st);
-	quiet = !err && st.loaded && !ctx->dry_stop && !ctx->dry_asked;
-	ctx->dry = dry;
-	*ctx->fs->super = saved_sb;
-	ctx->fs->flags = saved_flags;
-	ctx->options = saved_opts;
-	if (!err && st.loaded && !ctx->dry_stop &&
+	err = rehearse_checks(ctx, &st, &rh, 1);
+	quiet = !err && st.loaded && !rh.stop && !rh.asked;
+	if (!err && st.loaded && !rh.stop &&
 	    ext2fs_has_feature_journal(ctx->fs->super)) {
 		struct jcheck jc;
 
