@@ -474,7 +474,8 @@ static errcode_t fix_bad_inode(struct e2fsck_ctx *ctx)
 	if (has_journal || sb->s_journal_inum) {
 		if (fix_problem(ctx, PR_0_JOURNAL_BAD_INODE,
 				sb->s_journal_inum)) {
-			if (has_journal && sb->s_journal_inum && !ctx->rehearsal)
+			if (has_journal && sb->s_journal_inum &&
+			    !ctx->rehearsal)
 				log_out(ctx,
 					"*** journal has been deleted ***\n\n");
 			ext2fs_clear_feature_journal(sb);

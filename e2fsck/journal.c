@@ -7,15 +7,16 @@
  * (which problem is looked for first, what each answer leads to), so
  * that on the same filesystem the same messages come out in the same
  * order; the replay (jreplay.c) is done by libe2journal under the
- * corrupt-journal policy.  The checks run twice: first as a rehearsal
- * on the filesystem opened read-only, which prints and writes nothing
- * and finds out whether e2fsck's answers lead to a replay.  When they do not, the device is handed to the engine
- * untouched: the engine is e2fsck, it finds the same problems and deals
- * with them itself, later steps included (it recreates a journal it
- * deleted only if it deleted it in the same run).  When they do, the
- * checks run for real, the journal is replayed, and the engine is started
- * on the result, which is what e2fsck itself does after a replay: it
- * starts over on the replayed filesystem.
+ * corrupt-journal policy.  The checks run twice: first as a rehearsal on
+ * the filesystem opened read-only, which prints and writes nothing and
+ * finds out whether e2fsck's answers lead to a replay.  When they do
+ * not, the device is handed to the engine untouched: the engine is
+ * e2fsck, it finds the same problems and deals with them itself, later
+ * steps included (it recreates a journal it deleted only if it deleted
+ * it in the same run).  When they do, the checks run for real, the
+ * journal is replayed, and the engine is started on the result, which
+ * is what e2fsck itself does after a replay: it starts over on the
+ * replayed filesystem.
  */
 #include "config.h"
 
