@@ -166,7 +166,8 @@ void e2f_progress_end(struct e2fsck_ctx *ctx);
 void check_engine(struct e2fsck_ctx *ctx);
 _Noreturn void exec_engine(struct e2fsck_ctx *ctx, char **argv);
 int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv);
-extern int engine_said_modified;	/* it printed FILE SYSTEM WAS MODIFIED */
+/* the engine printed "FILE SYSTEM WAS MODIFIED" */
+extern int engine_said_modified;
 
 /* journal.c */
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx);
