@@ -53,6 +53,18 @@
 #define E2F_FLAG_NO_ENGINE	0x0040	/* do not run the engine */
 #define E2F_FLAG_ACTED		0x0080	/* the journal phase acted */
 
+/*
+ * What a rehearsal of the journal checks found: the journal phase runs
+ * its checks twice, a rehearsal on the filesystem opened read-only, which
+ * prints and writes nothing and only says where e2fsck's answers would
+ * lead, then, if that ends in a replay (or a question only a person can
+ * answer), for real (rehearse_checks(), jcheck.c).
+ */
+struct e2f_rehearsal {
+	int		asked;		/* a person would be asked */
+	int		stop;		/* it would halt or abort */
+};
+
 /* What the journal phase decided about the device. */
 enum e2f_journal_action {
 	E2F_JOURNAL_DELEGATE = 0,	/* untouched: the engine does it all */
@@ -98,15 +110,8 @@ struct e2fsck_ctx {
 	unsigned long long replay_bytes; /* s_kbytes_written's share, bytes */
 	int		count_kbytes;	/* s_kbytes_written is kept */
 
-	/*
-	 * The journal phase runs its checks twice: a rehearsal on the
-	 * filesystem opened read-only, which prints and writes nothing and
-	 * only says where e2fsck's answers would lead, then, if that ends in
-	 * a replay (or a question only a person can answer), for real.
-	 */
-	int		dry;		/* rehearsal: no output/writes */
-	int		dry_asked;	/* a person would be asked */
-	int		dry_stop;	/* it would halt or abort */
+	/* set while the checks rehearse: no output, no writes */
+	struct e2f_rehearsal *rehearsal;
 
 	/* -C: progress of the journal phase (progress.c) */
 	int		progress;	/* -C given */
@@ -131,6 +136,9 @@ __printf(2, 3) void log_err(struct e2fsck_ctx *ctx, const char *fmt, ...);
 		com_err(__VA_ARGS__);		\
 	} while (0)
 
+/* the filesystem (re)opened as the journal phase opens it, and its flags */
+errcode_t open_fs(struct e2fsck_ctx *ctx, int flags, io_manager io);
+int fs_open_flags(struct e2fsck_ctx *ctx);
 /* the superblock written whole, in one write (ej_fs_write_super) */
 errcode_t e2fsck_write_super(struct e2fsck_ctx *ctx);
 /* ext2fs_close_free(), the superblock written by e2fsck_write_super() */
@@ -153,6 +161,13 @@ void e2fsck_read_conf(struct e2fsck_ctx *ctx);
 /* progress.c */
 void e2f_progress_start(struct e2fsck_ctx *ctx, struct ej_report *r);
 void e2f_progress_end(struct e2fsck_ctx *ctx);
+
+/* engine.c: e2fsprogs' e2fsck for passes 1-5 */
+void check_engine(struct e2fsck_ctx *ctx);
+_Noreturn void exec_engine(struct e2fsck_ctx *ctx, char **argv);
+int run_engine_relayed(struct e2fsck_ctx *ctx, char **argv);
+/* the engine printed "FILE SYSTEM WAS MODIFIED" */
+extern int engine_said_modified;
 
 /* journal.c */
 enum e2f_journal_action e2fsck_journal_phase(struct e2fsck_ctx *ctx);

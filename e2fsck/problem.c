@@ -238,20 +238,20 @@ static int rehearse(struct e2fsck_ctx *ctx, const struct problem *p, int def)
 	int preen = ctx->options & E2F_OPT_PREEN;
 
 	if (p->flags & PR_FATAL) {
-		ctx->dry_stop = 1;
+		ctx->rehearsal->stop = 1;
 		return 0;
 	}
 	if (p->prompt == PROMPT_NONE)
 		return def;
 	if (preen && !(p->flags & PR_PREEN_OK)) {
-		ctx->dry_stop = 1;
+		ctx->rehearsal->stop = 1;
 		return 0;
 	}
 	if (!(ctx->options & (E2F_OPT_YES | E2F_OPT_NO | E2F_OPT_PREEN)) &&
 	    (p->flags & PR_DECIDES))
-		ctx->dry_asked = 1;
+		ctx->rehearsal->asked = 1;
 	if (p->prompt == PROMPT_ABORT && def)
-		ctx->dry_stop = 1;
+		ctx->rehearsal->stop = 1;
 	return def;
 }
 
@@ -263,7 +263,7 @@ int fix_problem(struct e2fsck_ctx *ctx, int code, unsigned long long arg)
 	int quiet = preen && (p->flags & PR_PREEN_NOMSG);
 	int answer;
 
-	if (ctx->dry)
+	if (ctx->rehearsal)
 		return rehearse(ctx, p, def);
 
 	if (!quiet) {

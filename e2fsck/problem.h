@@ -33,8 +33,9 @@
  * Ask about problem @code (its message takes @arg, if any) and return
  * the answer: 1 fix, 0 leave it.  Prints, prompts and halts exactly as
  * e2fsck does for the mode the command line chose.  During the journal
- * phase's rehearsal (ctx->dry) nothing is printed and the answer is the
- * one the mode would give.
+ * phase's rehearsal (ctx->rehearsal) nothing is printed and the answer is
+ * the one the mode would give (and ctx->rehearsal notes whether a person
+ * would be asked, or the run would stop).
  */
 int fix_problem(struct e2fsck_ctx *ctx, int code, unsigned long long arg);
 

@@ -102,7 +102,7 @@ static void journal_progress(void *arg, unsigned long done,
 
 void e2f_progress_start(struct e2fsck_ctx *ctx, struct ej_report *r)
 {
-	if (!ctx->progress || ctx->dry)
+	if (!ctx->progress || ctx->rehearsal)
 		return;
 	ctx->progress_report = r;
 	ctx->progress_last = ~0U;

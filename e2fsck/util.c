@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * util.c: what every part of our e2fsck uses: its output (the banner,
- * log_out, log_err), its ways out (fatal_error, preenhalt), writing and
- * closing the filesystem, SIGINT/SIGTERM before the engine runs, and
- * finding devices through libblkid.
+ * log_out, log_err), its ways out (fatal_error, preenhalt), opening,
+ * writing and closing the filesystem, SIGINT/SIGTERM before the engine
+ * runs, and finding devices through libblkid.
  *
- * It calls nothing else of e2fsck/: unix.c, journal.c, problem.c,
- * conf.c and progress.c call into it, so that the files of e2fsck/
- * depend on each other in one direction only (tests/e2fsck/layers.sh).
+ * It calls nothing else of e2fsck/: the other files call into it, so
+ * that the files of e2fsck/ depend on each other in one direction only
+ * (tests/e2fsck/layers.sh).
  */
 #include "config.h"
 
@@ -114,7 +114,54 @@ _Noreturn void preenhalt(struct e2fsck_ctx *ctx)
 }
 
 /* ------------------------------------------------------------------ */
-/* Writing and closing the filesystem                                   */
+/* Opening, writing and closing the filesystem                          */
+
+/* (Re)open the filesystem as the journal phase opens it. */
+errcode_t open_fs(struct e2fsck_ctx *ctx, int flags, io_manager io)
+{
+	unsigned long bs = ctx->blocksize;
+	errcode_t err;
+
+	if (ctx->superblock && !bs) {
+		ext2_filsys fs;
+
+		for (bs = EXT2_MIN_BLOCK_SIZE; bs <= EXT2_MAX_BLOCK_SIZE;
+		     bs *= 2) {
+			fs = NULL;
+			err = ext2fs_open2(ctx->filesystem_name,
+					   ctx->io_options, flags,
+					   ctx->superblock, bs,
+					   unix_io_manager, &fs);
+			if (fs)
+				ext2fs_free(fs);
+			if (!err)
+				break;
+		}
+		if (err)
+			return err;
+	}
+	err = ext2fs_open2(ctx->filesystem_name, ctx->io_options, flags,
+			   ctx->superblock, ctx->superblock ? bs : 0,
+			   ej_test_io_manager(io), &ctx->fs);
+	if (!err) {
+		const char *clock = getenv("E2FSCK_TIME");
+
+		ctx->fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+		/* e2fsprogs' test clock: its e2fsck sets fs->now from it */
+		if (clock)
+			ctx->fs->now = (time_t)strtoull(clock, NULL, 0);
+	}
+	return err;
+}
+
+int fs_open_flags(struct e2fsck_ctx *ctx)
+{
+	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_NOFREE_ON_ERROR;
+
+	if (!(ctx->options & E2F_OPT_READONLY))
+		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
+	return flags;
+}
 
 /*
  * Write the superblock as it stands in memory, as ext2fs_flush() would

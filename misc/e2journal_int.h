@@ -9,7 +9,7 @@
 #include "ej_util.h"
 
 int ej_cmd_dump(int argc, char **argv);		/* ej_dump.c */
-int ej_cmd_replay(int argc, char **argv);	/* e2journal.c */
+int ej_cmd_replay(int argc, char **argv);	/* ej_replay.c */
 int ej_cmd_show(int argc, char **argv);		/* ej_show.c */
 int ej_cmd_save(int argc, char **argv);		/* ej_save.c */
 int ej_cmd_write(int argc, char **argv);	/* ej_write.c */

@@ -8,6 +8,9 @@
 # same files.  Passes when the suite passes, at least one run was
 # compared, and no run left a different file, exit status or output.
 # Arguments are run_jtests.sh's (test name patterns).
+# EJ_IODUAL_ALLOW_NONE=1 (make check's tests/lib/runtest.sh, which runs
+# one directory at a time) lets a test pass with no run to compare: one
+# that calls none of our programs, or skips under the wrapper.
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 export top_srcdir top_builddir
@@ -28,6 +31,6 @@ if [ "$diffs" -gt 0 ]; then
 fi
 if [ "$runs" -eq 0 ] && [ "$rc" -ne 77 ]; then
 	echo "io_engines: no run went through tests/lib/iodual.sh"
-	rc=1
+	[ "${EJ_IODUAL_ALLOW_NONE:-0}" = 1 ] || rc=1
 fi
 exit "$rc"

@@ -6,7 +6,10 @@
 # uses a symbol that B's defines (nm); a circle (A needs B, and B needs A,
 # through any chain) fails the test, naming the files and the symbols of
 # each step.  In e2fsck/, util.c is at the bottom (output, ways out,
-# closing the filesystem), unix.c at the top; in misc/, ej_util.c is at
+# opening and closing the filesystem), unix.c at the top, and between
+# them journal.c (the journal phase) over jreplay.c (the replay run),
+# which calls jcheck.c (the checks), jonly.c and kbytes.c, none of which
+# calls back up (doc/design.md draws them); in misc/, ej_util.c is at
 # the bottom (the program's name, the exit codes, what every command
 # does the same way), e2journal.c's main, which calls the commands, at
 # the top.
