@@ -14,7 +14,7 @@
 #ifndef EJ_FC_H
 #define EJ_FC_H
 
-#include <ext2fs/ext2_types.h>
+#include <ext2fs/ext2fs.h>
 #include <stddef.h>
 #include "ej_err.h"
 
@@ -37,6 +37,12 @@
 #define EJ_FC_INODE_LEN		4	/* ino, then the raw inode */
 #define EJ_FC_NAME_MAX		255
 #define EJ_FC_GOOD_OLD_INODE	128
+/*
+ * In journal->j_replay_corrupt beside the JBD2_CORRUPT_* bits (which
+ * recovery.c and the kernel series own): a fast-commit row flagged.
+ */
+#define EJ_CORRUPT_FAST_COMMIT	0x0400
+
 /* HEAD features this code knows (Linux knows none either) */
 #define EJ_FC_KNOWN_FEATURES	0u
 
@@ -72,11 +78,25 @@ enum ej_fc_fail {
 	EJ_FCF_MAX
 };
 
+/* What became of a record (fc_replay.c). */
+enum ej_fc_rec_verdict {
+	EJ_FCR_NOT_REPLAYED = 0, /* its fast commit is not replayed */
+	EJ_FCR_PENDING,		/* to be replayed */
+	EJ_FCR_REPLAYED,
+	EJ_FCR_NOTHING,		/* nothing to do (idempotent, or PAD...) */
+	EJ_FCR_BAD_INO,		/* inode number 0, too big, reserved: flag */
+	EJ_FCR_BAD_BLOCK,	/* outside the fs, metadata, journal: flag */
+	EJ_FCR_BAD_PARENT,	/* parent not a directory in use: flag */
+	EJ_FCR_NOT_IN_USE,	/* LINK to an inode not in use: flag */
+	EJ_FCR_MAX
+};
+
 struct ej_fc_rec {
 	unsigned int	tag;
 	unsigned int	len;		/* value bytes */
 	unsigned long	off;		/* of its {tag, len} in the area */
 	int		len_ok;		/* the length is possible for the tag */
+	int		verdict;	/* enum ej_fc_rec_verdict */
 };
 
 struct ej_fc_commit {
@@ -119,6 +139,25 @@ const char *ej_fc_tag_name(unsigned int tag);
 const char *ej_fc_verdict_name(int verdict);
 const char *ej_fc_fail_name(int fail);
 const char *ej_fc_area_name(int area);
+struct ej_extent;
+/*
+ * Judge each record of the fast commits to replay against @fs before
+ * anything is written: inode numbers, and blocks outside the fs, in its
+ * fixed metadata or in @forbid (the journal).  Sets rec->verdict and
+ * s->flagged.
+ */
+errcode_t ej_fc_check(ext2_filsys fs, const struct ej_extent *forbid,
+		      size_t nr_forbid, const unsigned char *area,
+		      struct ej_fc_scan *s);
+/*
+ * Replay the records ej_fc_check() left pending into @fs (opened
+ * read-write, the full commits already on disk), EXT4_FC_REPLAY set in
+ * s_state while it runs; flushed when it returns 0.
+ */
+errcode_t ej_fc_replay(ext2_filsys fs, const unsigned char *area,
+		       struct ej_fc_scan *s);
+const char *ej_fc_rec_verdict_name(int verdict);
+
 /* Fast commits the scan says to replay. */
 static inline int ej_fc_replayable(const struct ej_fc_commit *c)
 {

@@ -80,6 +80,7 @@ static const struct {
 	{ JBD2_CORRUPT_REVOKE_COUNT,	"revoke_count" },
 	{ JBD2_CORRUPT_SUPERBLOCK,	"superblock" },
 	{ JBD2_CORRUPT_LOOP,		"loop" },
+	{ EJ_CORRUPT_FAST_COMMIT,	"fast_commit" },
 };
 
 #ifndef ARRAY_SIZE
