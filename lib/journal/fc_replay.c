@@ -209,9 +209,14 @@ static void mark_inode(ext2_filsys fs, ext2_ino_t ino, int used, int dir)
 		ext2fs_inode_alloc_stats2(fs, ino, used ? 1 : -1, dir);
 }
 
-static int inode_used(const struct ext2_inode *in)
+/*
+ * In use: linked, or unlinked while open (on the orphan list, i_dtime
+ * then names the next orphan, not a time).
+ */
+static int inode_used(ext2_filsys fs, const struct ext2_inode *in)
 {
-	return in->i_links_count || (in->i_mode && !in->i_dtime);
+	return in->i_links_count ||
+	       (in->i_mode && in->i_dtime <= fs->super->s_inodes_count);
 }
 
 static errcode_t do_inode(struct fcr *x, const unsigned char *v,
@@ -268,7 +273,20 @@ static errcode_t do_inode(struct fcr *x, const unsigned char *v,
 	err = ext2fs_write_inode_full(fs, ino, in, x->isz);
 	if (err)
 		goto out;
-	mark_inode(fs, ino, inode_used(in), LINUX_S_ISDIR(in->i_mode));
+	mark_inode(fs, ino, inode_used(fs, in), LINUX_S_ISDIR(in->i_mode));
+	/*
+	 * Unlinked while open: Linux put it at the head of the orphan list,
+	 * its i_dtime naming the old head, but the superblock is not in
+	 * the fast commits.  Put it back there, so that the orphan list is
+	 * handled as after any replay.
+	 */
+	if (!in->i_links_count && in->i_mode &&
+	    !ext2fs_has_feature_orphan_file(fs->super) &&
+	    fs->super->s_last_orphan != ino &&
+	    in->i_dtime == fs->super->s_last_orphan) {
+		fs->super->s_last_orphan = ino;
+		ext2fs_mark_super_dirty(fs);
+	}
 	err = touch(x, ino);
 out:
 	free(disk);
@@ -486,7 +504,7 @@ static errcode_t settle(struct fcr *x, ext2_ino_t ino)
 	err = ext2fs_read_inode(fs, ino, &in);
 	if (err && err != EXT2_ET_INODE_CSUM_INVALID)
 		return err;
-	if (!inode_used(&in) || !ext2fs_inode_has_valid_blocks2(fs, &in))
+	if (!inode_used(fs, &in) || !ext2fs_inode_has_valid_blocks2(fs, &in))
 		return 0;
 	err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL,
 				    count_block, &c);
