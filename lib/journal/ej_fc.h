@@ -156,6 +156,14 @@ errcode_t ej_fc_check(ext2_filsys fs, const struct ej_extent *forbid,
  */
 errcode_t ej_fc_replay(ext2_filsys fs, const unsigned char *area,
 		       struct ej_fc_scan *s);
+/*
+ * Would ej_fc_replay() flag a record (a parent that is not a directory
+ * in use, a LINK to an inode not in use)?  Worked out on @fs as the full
+ * commits left it, with the INODE records before each record applied in
+ * memory; nothing is written.  "refuse" asks before replaying.
+ */
+errcode_t ej_fc_dry_check(ext2_filsys fs, const unsigned char *area,
+			  const struct ej_fc_scan *s, int *would_flag);
 const char *ej_fc_rec_verdict_name(int verdict);
 
 /* Fast commits the scan says to replay. */

@@ -175,6 +175,7 @@ struct ej_host {
 	unsigned long		fc_got;		/* read by the scan pass */
 	int			fc_scanned;	/* fc holds the verdicts */
 	int			fc_replay;	/* recovery reached replay */
+	int			fc_refused;	/* refuse: a record would flag */
 	struct ej_fc_scan	fc;
 	struct ej_glue		*glue;
 	/* the engine that moves the blocks (ioeng.c), chosen at open */

@@ -108,9 +108,34 @@ errcode_t ej_fc_host_finish(struct ej_host *h)
 			   h->fs->io->manager, &fs);
 	if (err)
 		return err;
+	if (h->journal.j_replay_policy == JBD2_POLICY_REFUSE) {
+		int would;
+
+		/*
+		 * A record the replay would flag can only be told once the
+		 * full commits are on disk: refuse then replays nothing of
+		 * the area, and says so (flagged).
+		 */
+		err = ej_fc_dry_check(fs, h->fc_area, &h->fc, &would);
+		if (!err && would) {
+			size_t i;
+
+			for (i = 0; i < h->fc.nr_recs; i++)
+				if (h->fc.recs[i].verdict == EJ_FCR_PENDING)
+					h->fc.recs[i].verdict =
+						EJ_FCR_NOT_REPLAYED;
+			h->fc.flagged = 1;
+			h->fc_refused = 1;
+			h->journal.j_replay_corrupt |= EJ_CORRUPT_FAST_COMMIT;
+			goto out;
+		}
+		if (err)
+			goto out;
+	}
 	err = ej_fc_replay(fs, h->fc_area, &h->fc);
 	if (h->fc.flagged)
 		h->journal.j_replay_corrupt |= EJ_CORRUPT_FAST_COMMIT;
+out:
 	fs->flags &= ~EXT2_FLAG_DIRTY;
 	err2 = ext2fs_close_free(&fs);
 	return err ? err : err2;

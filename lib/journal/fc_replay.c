@@ -638,6 +638,109 @@ errcode_t ej_fc_replay(ext2_filsys fs, const unsigned char *area,
 	return err;
 }
 
+/* ---------------------------------------------------------------- */
+/* What the replay would flag, worked out before it writes anything  */
+
+struct sim_ino {
+	ext2_ino_t	ino;
+	__u16		mode;
+	int		used;
+};
+
+struct sim {
+	ext2_filsys	fs;
+	struct sim_ino	*v;
+	size_t		n, max;
+};
+
+/* The inode as the records before this one leave it: mode, in use. */
+static errcode_t sim_get(struct sim *m, ext2_ino_t ino, __u16 *mode,
+			 int *used)
+{
+	struct ext2_inode in;
+	errcode_t err;
+	size_t i;
+
+	for (i = m->n; i-- > 0; ) {
+		if (m->v[i].ino == ino) {
+			*mode = m->v[i].mode;
+			*used = m->v[i].used;
+			return 0;
+		}
+	}
+	err = ext2fs_read_inode(m->fs, ino, &in);
+	if (err && err != EXT2_ET_INODE_CSUM_INVALID)
+		return err;
+	*mode = in.i_mode;
+	*used = in.i_links_count &&
+		ext2fs_test_inode_bitmap2(m->fs->inode_map, ino);
+	return 0;
+}
+
+static errcode_t sim_set(struct sim *m, const unsigned char *raw)
+{
+	ext2_ino_t ino = get32(raw);
+	__u16 mode = get16(raw + EJ_FC_INODE_LEN);
+	__u16 links = get16(raw + EJ_FC_INODE_LEN + 0x1a);
+	__u32 dtime = get32(raw + EJ_FC_INODE_LEN + 0x14);
+
+	if (ej_grow((void **)&m->v, &m->max, m->n + 1, sizeof(*m->v)))
+		return EJ_NO_MEMORY;
+	m->v[m->n].ino = ino;
+	m->v[m->n].mode = mode;
+	m->v[m->n].used = links ||
+			  (mode && dtime <= m->fs->super->s_inodes_count);
+	m->n++;
+	return 0;
+}
+
+errcode_t ej_fc_dry_check(ext2_filsys fs, const unsigned char *area,
+			  const struct ej_fc_scan *s, int *would_flag)
+{
+	struct sim m = { fs, NULL, 0, 0 };
+	errcode_t err;
+	size_t i;
+
+	*would_flag = 0;
+	err = ext2fs_read_bitmaps(fs);
+	if (err)
+		return err;
+	for (i = 0; i < s->nr_recs && !*would_flag; i++) {
+		const struct ej_fc_rec *q = &s->recs[i];
+		const unsigned char *v = area + q->off + EJ_FC_TL_LEN;
+		__u16 mode;
+		int used;
+
+		if (q->verdict != EJ_FCR_PENDING)
+			continue;
+		if (q->tag == EJ_FC_TAG_INODE) {
+			err = sim_set(&m, v);
+			if (err)
+				break;
+			continue;
+		}
+		if (q->tag != EJ_FC_TAG_CREAT && q->tag != EJ_FC_TAG_LINK &&
+		    q->tag != EJ_FC_TAG_UNLINK)
+			continue;
+		err = sim_get(&m, get32(v), &mode, &used);
+		if (err)
+			break;
+		if (!LINUX_S_ISDIR(mode) || !used) {
+			*would_flag = 1;
+			break;
+		}
+		if (q->tag != EJ_FC_TAG_LINK)
+			continue;
+		err = sim_get(&m, get32(v + 4), &mode, &used);
+		if (err)
+			break;
+		if (!mode || !used)
+			*would_flag = 1;
+	}
+	free(m.v);
+	return err;
+}
+
 const char *ej_fc_rec_verdict_name(int v)
 {
 	static const char *const names[EJ_FCR_MAX] = {

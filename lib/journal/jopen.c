@@ -1189,6 +1189,8 @@ errcode_t ej_journal_finish(journal_t *journal)
 		err = ej_fc_host_finish(h);
 		if (err)
 			return err;
+		/* what the records themselves flagged */
+		ej_journal_report(journal);
 	} else if (h->journal.j_tail && fc_pending(journal)) {
 		return EJ_FAST_COMMIT_PENDING;
 	}
