@@ -686,7 +686,9 @@ static errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st)
 	st->loaded = 1;
 	st->csum_bad = jc.csum_bad;
 	st->sequence = be32_to_cpu(jc.jsb->s_sequence);
-	st->fast_commits = ext2fs_has_feature_journal_needs_recovery(sb) &&
+	/* ours under replay-all and refuse (issue 33); stop: e2fsprogs' */
+	st->fast_commits = ctx->policy == JBD2_POLICY_STOP &&
+			   ext2fs_has_feature_journal_needs_recovery(sb) &&
 			   holds_fast_commits(ctx, &jc);
 out:
 	return release_journal(ctx, &jc, reset, 0);
@@ -813,6 +815,7 @@ static const struct {
 	{ JBD2_CORRUPT_SUPERBLOCK,
 	  "the journal superblock failed its checks" },
 	{ JBD2_CORRUPT_LOOP,		"the log runs round onto itself" },
+	{ EJ_FLAGGED_FAST_COMMIT,	"a fast commit failed its checks" },
 };
 
 static void say_damage(struct e2fsck_ctx *ctx, unsigned int bits)
@@ -1635,9 +1638,15 @@ static errcode_t finish_journal(struct e2fsck_ctx *ctx, journal_t *j,
 	errcode_t err;
 
 	if (ctx->policy != JBD2_POLICY_STOP) {
+		unsigned int before = ej_journal_report(j)->corrupt;
+
 		err = ej_journal_finish(j);
 		if (o->msgs & EJ_MSG_REPLAYED_ANYWAY)
 			say_replayed_anyway(ctx, j);
+		/* what the fast-commit replay itself skipped (issue 33) */
+		if (!err && !(before & EJ_FLAGGED_FAST_COMMIT) &&
+		    (ej_journal_report(j)->corrupt & EJ_FLAGGED_FAST_COMMIT))
+			say_damage(ctx, EJ_FLAGGED_FAST_COMMIT);
 		return err;
 	}
 	if (o->msgs & EJ_MSG_TXN_CORRUPT) {
