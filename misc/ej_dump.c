@@ -60,6 +60,7 @@ struct dump_ctx {
 	unsigned long	nr_txns, nr_committed, nr_tags, nr_revoked;
 	unsigned long	nr_bad_csum;
 	int		read_error;
+	__u32		next_tid;	/* after the last committed one */
 };
 
 /* ------------------------------------------------------------------ */
@@ -531,8 +532,10 @@ static void txn_end(struct dump_ctx *c, int committed)
 	if (!c->txn_open)
 		return;
 	c->txn_open = 0;
-	if (committed)
+	if (committed) {
 		c->nr_committed++;
+		c->next_tid = c->txn_tid + 1;
+	}
 	if (!c->json) {
 		if (!committed)
 			fprintf(c->out, "  (transaction %u has no commit block)\n",
@@ -968,6 +971,11 @@ static void walk_log(struct dump_ctx *c)
 
 static void dump_summary(struct dump_ctx *c)
 {
+	char *fc = NULL;
+
+	/* the fast-commit area, judged as replay would (fc_report.c) */
+	if (ej_fc_describe(c->journal, c->next_tid, c->json, &fc))
+		c->read_error = 1;
 	if (!c->json) {
 		fprintf(c->out, "\n%lu transaction%s (%lu committed), ",
 			c->nr_txns, c->nr_txns == 1 ? "" : "s",
@@ -977,6 +985,9 @@ static void dump_summary(struct dump_ctx *c)
 			c->nr_revoked, c->nr_revoked == 1 ? "" : "s");
 		fprintf(c->out, "%lu bad checksum%s\n", c->nr_bad_csum,
 			c->nr_bad_csum == 1 ? "" : "s");
+		if (fc)
+			fputs(fc, c->out);
+		free(fc);
 		return;
 	}
 	j_break(c);
@@ -988,6 +999,12 @@ static void dump_summary(struct dump_ctx *c)
 	j_uint(c, "bad_checksums", c->nr_bad_csum);
 	j_bool(c, "read_error", c->read_error);
 	j_close(c, '}');
+	if (fc) {
+		j_break(c);
+		j_key(c, "fast_commits");
+		fputs(fc, c->out);
+		free(fc);
+	}
 	j_close_nl(c, '}');
 	fputc('\n', c->out);
 }
@@ -1027,6 +1044,7 @@ static void setup_ctx(struct dump_ctx *c)
 	}
 	c->first = be32_to_cpu(jsb->s_first);
 	c->last = maxlen > fc ? maxlen - fc : 0;
+	c->next_tid = be32_to_cpu(jsb->s_sequence);
 }
 
 int ej_cmd_dump(int argc, char **argv)

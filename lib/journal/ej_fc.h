@@ -165,6 +165,9 @@ errcode_t ej_fc_replay(ext2_filsys fs, const unsigned char *area,
 errcode_t ej_fc_dry_check(ext2_filsys fs, const unsigned char *area,
 			  const struct ej_fc_scan *s, int *would_flag);
 const char *ej_fc_rec_verdict_name(int verdict);
+/* The area in words (fc_report.c): text, or a JSON object; free *out. */
+errcode_t ej_fc_report(const struct ej_fc_scan *s, const unsigned char *area,
+		       int as_json, char **out);
 
 /* Fast commits the scan says to replay. */
 static inline int ej_fc_replayable(const struct ej_fc_commit *c)

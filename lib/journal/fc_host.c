@@ -147,3 +147,40 @@ void ej_fc_host_free(struct ej_host *h)
 	free(h->fc_area);
 	h->fc_area = NULL;
 }
+
+errcode_t ej_fc_describe(journal_t *j, __u32 expected_tid, int as_json,
+			 char **out)
+{
+	struct ej_host *h = ej_host_of(j);
+	struct ej_fc_scan s;
+	unsigned char *area;
+	unsigned long nr, i;
+	errcode_t err;
+
+	*out = NULL;
+	if (!jbd2_has_feature_fast_commit(j) || !j->j_fc_first ||
+	    j->j_fc_first >= j->j_total_len)
+		return 0;
+	nr = j->j_total_len - j->j_fc_first;
+	area = calloc(nr, j->j_blocksize);
+	if (!area)
+		return EJ_NO_MEMORY;
+	for (i = 0; i < nr; i++) {
+		err = ej_journal_read_block(j, j->j_fc_first + i,
+					    area + i * j->j_blocksize);
+		if (err)
+			goto out;
+	}
+	err = ej_fc_scan(area, nr, j->j_blocksize, expected_tid,
+			 EXT2_INODE_SIZE(h->fs->super), &s);
+	if (err)
+		goto out;
+	if (s.area == EJ_FCA_LIVE)
+		err = ej_fc_check(h->fs, h->forbid, h->nr_forbid, area, &s);
+	if (!err)
+		err = ej_fc_report(&s, area, as_json, out);
+	ej_fc_scan_free(&s);
+out:
+	free(area);
+	return err;
+}

@@ -745,7 +745,7 @@ const char *ej_fc_rec_verdict_name(int v)
 {
 	static const char *const names[EJ_FCR_MAX] = {
 		[EJ_FCR_NOT_REPLAYED] = "not replayed",
-		[EJ_FCR_PENDING] = "pending",
+		[EJ_FCR_PENDING] = "to replay",
 		[EJ_FCR_REPLAYED] = "replayed",
 		[EJ_FCR_NOTHING] = "nothing to do",
 		[EJ_FCR_BAD_INO] = "skipped (bad inode number)",

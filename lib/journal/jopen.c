@@ -1006,6 +1006,10 @@ struct ej_report *ej_journal_report(journal_t *journal)
 	h->report.corrupt |= flagged(journal);
 	h->report.start_tid = h->start_tid;
 	h->report.next_tid = journal->j_transaction_sequence;
+	if (h->fc_scanned) {
+		h->report.fc = &h->fc;
+		h->report.fc_area = h->fc_area;
+	}
 	return &h->report;
 }
 
