@@ -136,8 +136,10 @@ errcode_t ej_fc_host_finish(struct ej_host *h)
 	if (h->fc.flagged)
 		h->journal.j_replay_corrupt |= EJ_CORRUPT_FAST_COMMIT;
 out:
-	fs->flags &= ~EXT2_FLAG_DIRTY;
-	err2 = ext2fs_close_free(&fs);
+	/* all on disk already; the superblock, if at all, in one write */
+	fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+		       EXT2_FLAG_IB_DIRTY);
+	err2 = ej_fs_close(&fs);
 	return err ? err : err2;
 }
 

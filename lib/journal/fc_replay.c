@@ -605,6 +605,30 @@ static errcode_t replay_all(struct fcr *x)
 	return 0;
 }
 
+/* The primary group descriptors, checksums set, block by block. */
+static errcode_t write_gdt(ext2_filsys fs)
+{
+	unsigned long i;
+	dgrp_t g;
+	errcode_t err;
+
+#ifdef WORDS_BIGENDIAN
+	return ext2fs_flush(fs);	/* descriptors kept in host order */
+#endif
+	for (g = 0; g < fs->group_desc_count; g++)
+		ext2fs_group_desc_csum_set(fs, g);
+	for (i = 0; i < fs->desc_blocks; i++) {
+		blk64_t b = ext2fs_descriptor_block_loc2(fs,
+					fs->super->s_first_data_block, i);
+
+		err = io_channel_write_blk64(fs->io, b, 1,
+				(char *)fs->group_desc + i * fs->blocksize);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 errcode_t ej_fc_replay(ext2_filsys fs, const unsigned char *area,
 		       struct ej_fc_scan *s)
 {
@@ -628,13 +652,22 @@ errcode_t ej_fc_replay(ext2_filsys fs, const unsigned char *area,
 	free(x.touched);
 	if (err)
 		return err;
+	/*
+	 * Bitmaps, then group descriptors, on disk before the superblock,
+	 * which goes in one write: libext2fs would write each changed run
+	 * of its bytes on its own, and a power cut in between would leave
+	 * a superblock that fails its checksum.
+	 */
 	fs->super->s_state &= ~EXT4_FC_REPLAY;
-	ext2fs_mark_super_dirty(fs);
 	ext2fs_mark_bb_dirty(fs);
 	ext2fs_mark_ib_dirty(fs);
-	err = ext2fs_flush(fs);
+	err = ext2fs_write_bitmaps(fs);
+	if (!err)
+		err = write_gdt(fs);
 	if (!err)
 		err = io_channel_flush(fs->io);
+	if (!err)
+		err = ej_fs_write_super(fs, fs->super);
 	return err;
 }
 
