@@ -5,9 +5,12 @@
 # (DIR/NAME.linux.img, or DIR/NAME.linux.failed when the mount fails).
 # MODE: plain (write+fsync, truncate, fallocate, sparse write, link,
 # unlink, rename, symlink), mixed (plain and a file unlinked while open),
-# dir (150 creates in one directory), mkdir.  The images here:
+# dir (150 creates in one directory), mkdir, rand (40 random operations,
+# each fsynced; a file unlinked while open when SEED is a multiple of 3).
+# The images here:
 #   plain-1 plain 1; dir-1 dir 1; mixed-1 mixed 1 (4096-byte blocks)
 #   plain-1k plain 3 1024; dir-1k dir 4 1024; mixed-1k mixed 5 1024
+#   rand-N rand N, blocks of 1024 bytes for even N, else 4096
 # then xz -9 each.  Only scratch files under /tmp are mounted.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)

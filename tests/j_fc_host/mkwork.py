@@ -38,6 +38,55 @@ elif mode == "mkdir":
         fd = wr(os.path.join(d, "sub%d" % i, "in"), 3000); os.close(fd)
         fd = os.open(os.path.join(d, "sub%d" % i), os.O_RDONLY); os.fsync(fd); os.close(fd)
         fd = os.open(d, os.O_RDONLY); os.fsync(fd); os.close(fd)
+elif mode == "rand":
+    # fsync after every operation, so most become fast commits
+    names = ["base%d" % i for i in range(10)]
+    def dsync():
+        fd = os.open(d, os.O_RDONLY); os.fsync(fd); os.close(fd)
+    for step in range(40):
+        op = random.choice(["create", "append", "trunc", "falloc", "link",
+                            "unlink", "rename", "symlink", "sparse",
+                            "openunlink" if seed % 3 == 0 else "create"])
+        p = os.path.join(d, random.choice(names)) if names else None
+        try:
+            if op == "create" or not names:
+                n = "r%03d" % step
+                fd = wr(os.path.join(d, n), random.randrange(1, 30000))
+                os.close(fd); names.append(n)
+            elif op == "append":
+                fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+                os.write(fd, b"a" * random.randrange(1, 9000)); fs(fd); os.close(fd)
+            elif op == "trunc":
+                fd = os.open(p, os.O_RDWR)
+                os.ftruncate(fd, random.randrange(0, 20000)); fs(fd); os.close(fd)
+            elif op == "falloc":
+                fd = os.open(p, os.O_RDWR)
+                os.posix_fallocate(fd, random.randrange(0, 40000), 8192)
+                fs(fd); os.close(fd)
+            elif op == "sparse":
+                fd = os.open(p, os.O_RDWR)
+                os.lseek(fd, random.randrange(0, 400000), 0)
+                os.write(fd, b"s" * 3000); fs(fd); os.close(fd)
+            elif op == "link":
+                n = "l%03d" % step
+                os.link(p, os.path.join(d, n)); names.append(n)
+                fd = os.open(p, os.O_RDONLY); fs(fd); os.close(fd)
+            elif op == "unlink":
+                os.unlink(p); names.remove(os.path.basename(p)); dsync()
+            elif op == "rename":
+                n = "m%03d" % step
+                os.rename(p, os.path.join(d, n))
+                names.remove(os.path.basename(p)); names.append(n)
+                fd = os.open(os.path.join(d, n), os.O_RDONLY); fs(fd); os.close(fd)
+            elif op == "symlink":
+                os.symlink(random.choice(names), os.path.join(d, "y%03d" % step))
+                dsync()
+            elif op == "openunlink":
+                fd = wr(os.path.join(d, "o%03d" % step), 5000)
+                os.unlink(os.path.join(d, "o%03d" % step)); fs(fd)
+                keep.append(fd)
+        except OSError:
+            pass
 # cut: as a power failure, the log not flushed
 fd = os.open(mnt, os.O_RDONLY)
 fcntl.ioctl(fd, 0x8004587d, struct.pack("I", 2))
