@@ -88,6 +88,7 @@ enum ej_fc_rec_verdict {
 	EJ_FCR_BAD_BLOCK,	/* outside the fs, metadata, journal: flag */
 	EJ_FCR_BAD_PARENT,	/* parent not a directory in use: flag */
 	EJ_FCR_NOT_IN_USE,	/* LINK to an inode not in use: flag */
+	EJ_FCR_FAILED,		/* libext2fs could not apply it: flag */
 	EJ_FCR_MAX
 };
 

@@ -94,11 +94,14 @@ static void add_range(const unsigned char *v, __u32 *ino, __u32 *lblk,
 	*pblk = (unsigned long long)get16(v + 10) << 32 | get32(v + 12);
 }
 
-static int range_ok(ext2_filsys fs, ext2fs_block_bitmap fixed,
+static int range_ok(ext2_filsys fs, ext2fs_block_bitmap fixed, __u32 lblk,
 		    unsigned long long pblk, unsigned int len)
 {
 	unsigned long long i;
 
+	/* logical blocks past 2^32 - 1 do not exist */
+	if ((unsigned long long)lblk + len > 0xffffffffULL)
+		return 0;
 	if (!len || pblk < fs->super->s_first_data_block ||
 	    pblk + len > ext2fs_blocks_count(fs->super))
 		return 0;
@@ -140,7 +143,7 @@ errcode_t ej_fc_check(ext2_filsys fs, const struct ej_extent *forbid,
 				add_range(v, &ino, &lblk, &pblk, &len, &unwr);
 				if (!ino_ok(fs, ino, 0))
 					x->verdict = EJ_FCR_BAD_INO;
-				else if (!range_ok(fs, fixed, pblk, len))
+				else if (!range_ok(fs, fixed, lblk, pblk, len))
 					x->verdict = EJ_FCR_BAD_BLOCK;
 				break;
 			case EJ_FC_TAG_DEL_RANGE:
@@ -588,11 +591,20 @@ static errcode_t replay_all(struct fcr *x)
 				err = do_dentry(x, q->tag, v, q->len,
 						&verdict);
 			}
-			if (err)
+			/*
+			 * What libext2fs cannot apply (a verified record
+			 * that makes no sense on this filesystem) is
+			 * skipped and flagged: failing here would fail every
+			 * rerun the same way.
+			 */
+			if (err == EJ_NO_MEMORY || err == EXT2_ET_NO_MEMORY)
 				return err;
+			if (err)
+				verdict = EJ_FCR_FAILED;
 			q->verdict = verdict;
 			if (verdict == EJ_FCR_BAD_PARENT ||
-			    verdict == EJ_FCR_NOT_IN_USE)
+			    verdict == EJ_FCR_NOT_IN_USE ||
+			    verdict == EJ_FCR_FAILED)
 				s->flagged = 1;
 		}
 	}
@@ -782,9 +794,11 @@ const char *ej_fc_rec_verdict_name(int v)
 		[EJ_FCR_REPLAYED] = "replayed",
 		[EJ_FCR_NOTHING] = "nothing to do",
 		[EJ_FCR_BAD_INO] = "skipped (bad inode number)",
-		[EJ_FCR_BAD_BLOCK] = "skipped (block outside the filesystem, in its metadata or the journal)",
+		[EJ_FCR_BAD_BLOCK] =
+			"skipped (block outside the filesystem, in its metadata or the journal)",
 		[EJ_FCR_BAD_PARENT] = "skipped (parent not a directory)",
 		[EJ_FCR_NOT_IN_USE] = "skipped (inode not in use)",
+		[EJ_FCR_FAILED] = "skipped (cannot be applied)",
 	};
 
 	return v >= 0 && v < EJ_FCR_MAX ? names[v] : "?";
