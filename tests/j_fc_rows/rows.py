@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
 import jfmt  # noqa: E402
 
 EJ = os.path.join(BUILD, "misc", "e2journal")
+OURS = os.environ.get("E2FSCK", os.path.join(BUILD, "e2fsck", "e2fsck"))
 REF = os.environ.get("E2FSCK_REF", "/sbin/e2fsck")
 DEBUGFS = os.environ.get("DEBUGFS", "debugfs")
 ENV = dict(os.environ, LC_ALL="C", E2FSCK_CONFIG="/dev/null",
@@ -289,6 +290,12 @@ def main():
     result("p1" not in out and "base0" in out,
            "row 9: refuse replays the full commits, nothing of the area",
            out)
+    # our e2fsck says what the replay skipped, and checks in full
+    shutil.copy("crafted.img", "e2fsck.img")
+    rc, out = run([OURS, "-y", "e2fsck.img"])
+    result("a fast commit failed its checks" in out and
+           "check forced" in out,
+           "row 9: our e2fsck says so and checks in full", out)
 
     def cannot(a, t):
         # inode 13 logged with inline data, then a range mapped into it:
