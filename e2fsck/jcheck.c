@@ -650,7 +650,9 @@ errcode_t check_journal(struct e2fsck_ctx *ctx, struct jstate *st)
 	st->loaded = 1;
 	st->csum_bad = jc.csum_bad;
 	st->sequence = be32_to_cpu(jc.jsb->s_sequence);
-	st->fast_commits = ext2fs_has_feature_journal_needs_recovery(sb) &&
+	/* ours under replay-all and refuse (issue 33); stop: e2fsprogs' */
+	st->fast_commits = ctx->policy == JBD2_POLICY_STOP &&
+			   ext2fs_has_feature_journal_needs_recovery(sb) &&
 			   holds_fast_commits(ctx, &jc);
 out:
 	return release_journal(ctx, &jc, reset, 0);

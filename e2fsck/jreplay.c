@@ -101,6 +101,7 @@ static const struct {
 	{ JBD2_CORRUPT_SUPERBLOCK,
 	  "the journal superblock failed its checks" },
 	{ JBD2_CORRUPT_LOOP,		"the log runs round onto itself" },
+	{ EJ_FLAGGED_FAST_COMMIT,	"a fast commit failed its checks" },
 };
 
 static void say_damage(struct e2fsck_ctx *ctx, unsigned int bits)
@@ -343,9 +344,15 @@ static errcode_t finish_journal(struct e2fsck_ctx *ctx, journal_t *j,
 	errcode_t err;
 
 	if (ctx->policy != JBD2_POLICY_STOP) {
+		unsigned int before = ej_journal_report(j)->corrupt;
+
 		err = ej_journal_finish(j);
 		if (o->msgs & EJ_MSG_REPLAYED_ANYWAY)
 			say_replayed_anyway(ctx, j);
+		/* what the fast-commit replay itself skipped (issue 33) */
+		if (!err && !(before & EJ_FLAGGED_FAST_COMMIT) &&
+		    (ej_journal_report(j)->corrupt & EJ_FLAGGED_FAST_COMMIT))
+			say_damage(ctx, EJ_FLAGGED_FAST_COMMIT);
 		return err;
 	}
 	if (o->msgs & EJ_MSG_TXN_CORRUPT) {

@@ -71,6 +71,7 @@ struct dump_ctx {
 	blk64_t		*ino_blocks;		/* mapped blocks, sorted */
 	size_t		nr_ino_blocks, ino_cap;
 	unsigned long	nr_ino_hits;
+	__u32		next_tid;	/* after the last committed one */
 };
 
 /* ------------------------------------------------------------------ */
@@ -570,8 +571,13 @@ static void txn_end(struct dump_ctx *c, int committed)
 	if (!c->txn_open)
 		return;
 	c->txn_open = 0;
-	if (committed)
+	if (committed) {
 		c->nr_committed++;
+		/* -O's old log holds older tids: keep the newest */
+		if (c->nr_committed == 1 ||
+		    (__s32)(c->txn_tid + 1 - c->next_tid) > 0)
+			c->next_tid = c->txn_tid + 1;
+	}
 	if (!c->json) {
 		if (!committed && !quiet(c))
 			fprintf(c->out, "  (transaction %u has no commit block)\n",
@@ -1037,6 +1043,11 @@ static void walk_log(struct dump_ctx *c)
 
 static void dump_summary(struct dump_ctx *c)
 {
+	char *fc = NULL;
+
+	/* the fast-commit area, judged as replay would (fc_report.c) */
+	if (ej_fc_describe(c->journal, c->next_tid, c->json, &fc))
+		c->read_error = 1;
 	if (!c->json) {
 		fprintf(c->out, "\n%lu transaction%s (%lu committed), ",
 			c->nr_txns, c->nr_txns == 1 ? "" : "s",
@@ -1050,6 +1061,9 @@ static void dump_summary(struct dump_ctx *c)
 			fprintf(c->out, "%lu logged version%s of inode %u's blocks\n",
 				c->nr_ino_hits,
 				c->nr_ino_hits == 1 ? "" : "s", c->ino);
+		if (fc)
+			fputs(fc, c->out);
+		free(fc);
 		return;
 	}
 	j_break(c);
@@ -1063,6 +1077,12 @@ static void dump_summary(struct dump_ctx *c)
 	if (c->ino)
 		j_uint(c, "inode_versions", c->nr_ino_hits);
 	j_close(c, '}');
+	if (fc) {
+		j_break(c);
+		j_key(c, "fast_commits");
+		fputs(fc, c->out);
+		free(fc);
+	}
 	j_close_nl(c, '}');
 	fputc('\n', c->out);
 }
@@ -1190,6 +1210,7 @@ static void setup_ctx(struct dump_ctx *c)
 	}
 	c->first = be32_to_cpu(jsb->s_first);
 	c->last = maxlen > fc ? maxlen - fc : 0;
+	c->next_tid = be32_to_cpu(jsb->s_sequence);
 }
 
 int ej_cmd_dump(int argc, char **argv)

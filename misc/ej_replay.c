@@ -673,6 +673,7 @@ static void say_outcome(struct replay_cmd *c, const struct ej_outcome *o)
 static int replay_finish(struct replay_cmd *c, int rc,
 			 const struct ej_outcome *o)
 {
+	unsigned int before = ej_journal_report(c->journal)->corrupt;
 	errcode_t err;
 
 	ej_journal_set_recover_result(c->journal, rc);
@@ -688,6 +689,15 @@ static int replay_finish(struct replay_cmd *c, int rc,
 		com_err(ej_prog, err, "while resetting the journal of %s",
 			c->image);
 		return EJ_EXIT_OPERATIONAL;
+	}
+	if (!(before & EJ_FLAGGED_FAST_COMMIT) &&
+	    (ej_journal_report(c->journal)->corrupt &
+	     EJ_FLAGGED_FAST_COMMIT)) {
+		/* found by the fast-commit replay itself, after the report */
+		fprintf(c->msg_out, "%s: fast-commit records were skipped "
+			"(corruption flagged): run e2fsck -f\n", c->image);
+		if (o->exit_code == EJ_EXIT_OK)
+			return EJ_EXIT_FLAGGED;
 	}
 	if (c->nr_ovr) {
 		fprintf(c->msg_out, "\nPer-block decisions:\n");

@@ -22,7 +22,7 @@ if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
 fi
 make -C "$build" ${FUZZ_CC:+FUZZ_CC="$FUZZ_CC"} fuzz || exit 2
 mkdir -p "$run/seed" "$run/corpus_recovery" "$run/corpus_jsb" \
-	"$run/artifacts" || exit 2
+	"$run/corpus_fc" "$run/artifacts" || exit 2
 "$build/tests/fuzz/mkcorpus" "$run/seed" || exit 2
 
 start=$(date +%s)
@@ -34,19 +34,25 @@ p1=$!
 	-print_final_stats=1 -artifact_prefix="$run/artifacts/" \
 	"$run/corpus_jsb" >"$run/jsb.log" 2>&1 &
 p2=$!
+"$build/tests/fuzz/fuzz_fc" -max_total_time="$dur" -max_len=33000 \
+	-timeout=30 -print_final_stats=1 -artifact_prefix="$run/artifacts/" \
+	"$run/corpus_fc" "$run/seed" >"$run/fc.log" 2>&1 &
+p3=$!
 wait $p1
 r1=$?
 wait $p2
 r2=$?
+wait $p3
+r3=$?
 end=$(date +%s)
 
-for h in recovery jsb; do
+for h in recovery jsb fc; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
 		"$run/$h.log" | tail -n 1)
 	echo "fuzz_$h: ${execs:-?} execs"
 done
-echo "wall time: $((end - start)) s, both harnesses at once"
-if [ $r1 -ne 0 ] || [ $r2 -ne 0 ]; then
+echo "wall time: $((end - start)) s, the three harnesses at once"
+if [ $r1 -ne 0 ] || [ $r2 -ne 0 ] || [ $r3 -ne 0 ]; then
 	echo "FINDINGS: see $run/artifacts and the logs in $run"
 	exit 1
 fi

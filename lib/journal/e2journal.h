@@ -87,6 +87,7 @@ enum ej_commit_status {
 #define EJ_FLAGGED_REVOKE_COUNT	0x0080
 #define EJ_FLAGGED_SUPERBLOCK	0x0100
 #define EJ_FLAGGED_LOOP		0x0200
+#define EJ_FLAGGED_FAST_COMMIT	0x0400	/* a fast-commit row says flag */
 
 /* struct ej_options.flags */
 #define EJ_OPT_READONLY		0x0001	/* open read-only: plan, never replay */

@@ -11,6 +11,7 @@
 #define E2JOURNAL_EJ_INT_H
 
 #include "ej_lib.h"
+#include "ej_fc.h"
 
 /*
  * An ext2 superblock read raw from a device is little-endian; libext2fs
@@ -168,6 +169,14 @@ struct ej_host {
 	int			recover_err;	/* jbd2_journal_recover()'s */
 	char			*sb_buf;	/* j_blocksize bytes */
 	struct ej_report	report;
+	/* the fast-commit area (fc_host.c) */
+	unsigned char		*fc_area;
+	unsigned long		fc_nr;		/* its blocks */
+	unsigned long		fc_got;		/* read by the scan pass */
+	int			fc_scanned;	/* fc holds the verdicts */
+	int			fc_replay;	/* recovery reached replay */
+	int			fc_refused;	/* refuse: a record would flag */
+	struct ej_fc_scan	fc;
 	struct ej_glue		*glue;
 	/* the engine that moves the blocks (ioeng.c), chosen at open */
 	unsigned int		io_flags;	/* EJ_IO_* */
@@ -183,6 +192,12 @@ static inline struct ej_host *ej_host_of(journal_t *journal)
 extern const struct jbd2_bdev_ops ej_jdev_ops;
 extern const struct jbd2_bdev_ops ej_fsdev_ops;
 extern const struct jbd2_host_ops ej_io_host_ops;
+
+/* fc_host.c: the fast-commit phase (ours under replay-all and refuse) */
+void ej_fc_host_setup(struct ej_host *h);
+int ej_fc_host_handles(const struct ej_host *h);
+errcode_t ej_fc_host_finish(struct ej_host *h);
+void ej_fc_host_free(struct ej_host *h);
 
 errcode_t ej_glue_init(struct ej_host *h);
 void ej_glue_free(struct ej_host *h);

@@ -415,6 +415,13 @@ errcode_t ej_fs_clear_recover(ext2_filsys fs);
  */
 errcode_t ej_journal_finish(journal_t *journal);
 /*
+ * The fast-commit area of @journal judged against @expected_tid, in
+ * words (text, or a JSON object): for `e2journal dump`.  *out NULL when
+ * the journal has no fast-commit area; free it.
+ */
+errcode_t ej_fc_describe(journal_t *journal, __u32 expected_tid, int as_json,
+			 char **out);
+/*
  * Tell the library what jbd2_journal_recover() returned, before
  * ej_journal_finish(): under the stop policy the reset then leaves the
  * journal and filesystem superblocks as e2fsprogs 1.47 does.
@@ -463,6 +470,8 @@ typedef void (*ej_msg_fn)(void *arg, const char *msg);
 typedef void (*ej_progress_fn)(void *arg, unsigned long done,
 			       unsigned long total);
 
+struct ej_fc_scan;
+
 struct ej_report {
 	int			policy;
 	unsigned int		corrupt;	/* JBD2_CORRUPT_* */
@@ -509,6 +518,9 @@ struct ej_report {
 	 */
 	ej_progress_fn		progress_fn;
 	void			*progress_arg;
+	/* the fast-commit area as judged (fc_scan.c), or NULL */
+	const struct ej_fc_scan	*fc;
+	const unsigned char	*fc_area;
 	unsigned int		progress_pass;
 
 	/* replay bookkeeping: fs block -> index of its latest entry */

@@ -29,7 +29,9 @@ _Static_assert((int)EJ_COMMIT_OK == (int)JBD2_COMMIT_OK &&
 	       "commit status values");
 _Static_assert((int)EJ_FLAGGED_COMMIT_CSUM == (int)JBD2_CORRUPT_COMMIT_CSUM &&
 	       (int)EJ_FLAGGED_IO_ERROR == (int)JBD2_CORRUPT_IO_ERROR &&
-	       (int)EJ_FLAGGED_LOOP == (int)JBD2_CORRUPT_LOOP, "corruption bits");
+	       (int)EJ_FLAGGED_LOOP == (int)JBD2_CORRUPT_LOOP &&
+	       (int)EJ_FLAGGED_FAST_COMMIT == (int)EJ_CORRUPT_FAST_COMMIT,
+	       "corruption bits");
 
 /* The first ej_options and ej_summary: what a program may pass at least. */
 #define OPTIONS_V1_SIZE	(offsetof(struct ej_options, message_arg) + \

@@ -953,6 +953,7 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 		err = load_jsb(h);
 	if (err)
 		goto fail;
+	ej_fc_host_setup(h);
 	/* an input of every block's verdict (verdict.c) */
 	h->report.jsb_bad_csum = !!(h->info.jsb_problems & EJ_JSB_BAD_CSUM);
 
@@ -980,6 +981,7 @@ void ej_journal_close(journal_t *journal)
 	if (journal->j_revoke)
 		jbd2_journal_destroy_revoke(journal);
 	ej_glue_free(h);
+	ej_fc_host_free(h);
 	ej_report_free(&h->report);
 	if (h->own_jio && h->jio)
 		io_channel_close(h->jio);
@@ -1054,6 +1056,10 @@ struct ej_report *ej_journal_report(journal_t *journal)
 	h->report.corrupt |= flagged(journal);
 	h->report.start_tid = h->start_tid;
 	h->report.next_tid = next_tid(journal, &h->report);
+	if (h->fc_scanned) {
+		h->report.fc = &h->fc;
+		h->report.fc_area = h->fc_area;
+	}
 	return &h->report;
 }
 
@@ -1150,9 +1156,6 @@ out:
 	return err;
 }
 
-/* ext4's tag that opens every fast-commit block (little-endian tlv) */
-#define EJ_FC_TAG_HEAD		0x0009
-
 /*
  * Does the fast-commit area hold commits that follow the log just
  * replayed?  Only e2fsprogs' e2fsck (and Linux) replay them; resetting
@@ -1235,8 +1238,16 @@ errcode_t ej_journal_finish(journal_t *journal)
 		err = io_channel_flush(fs->io);
 	if (err)
 		return err;
-	if (h->journal.j_tail && fc_pending(journal))
+	if (h->journal.j_tail && ej_fc_host_handles(h)) {
+		/* ours: on disk before the log that holds it is let go */
+		err = ej_fc_host_finish(h);
+		if (err)
+			return err;
+		/* what the records themselves flagged */
+		ej_journal_report(journal);
+	} else if (h->journal.j_tail && fc_pending(journal)) {
 		return EJ_FAST_COMMIT_PENDING;
+	}
 
 	bad = flagged(journal);
 	jsb = journal->j_superblock;

@@ -80,6 +80,7 @@ static const struct {
 	{ JBD2_CORRUPT_REVOKE_COUNT,	"revoke_count" },
 	{ JBD2_CORRUPT_SUPERBLOCK,	"superblock" },
 	{ JBD2_CORRUPT_LOOP,		"loop" },
+	{ EJ_CORRUPT_FAST_COMMIT,	"fast_commit" },
 };
 
 #ifndef ARRAY_SIZE
@@ -738,6 +739,16 @@ errcode_t ej_report_json(const struct ej_report *r, char **out)
 	}
 	sb_printf(&b, "%s],\n", r->nr_revokes ? "\n  " : "");
 
+	if (r->fc) {
+		char *fc;
+
+		if (ej_fc_report(r->fc, r->fc_area, 1, &fc)) {
+			b.failed = 1;
+		} else {
+			sb_printf(&b, "  \"fast_commits\": %s,\n", fc);
+			free(fc);
+		}
+	}
 	sb_printf(&b, "  \"counts\": {");
 	for (i = 0; i < JBD2_BLOCK_VERDICT_MAX; i++)
 		sb_printf(&b, "%s\"%s\": %lu", i ? ", " : "",
@@ -819,6 +830,16 @@ errcode_t ej_report_text(const struct ej_report *r, int per_block,
 		sb_printf(&b, ", %lu with a bad checksum", bad);
 	sb_printf(&b, ")\n");
 
+	if (r->fc) {
+		char *fc;
+
+		if (ej_fc_report(r->fc, r->fc_area, 0, &fc)) {
+			b.failed = 1;
+		} else {
+			sb_printf(&b, "%s", fc);
+			free(fc);
+		}
+	}
 	if (per_block && r->nr_blocks) {
 		sb_printf(&b, "\n  %10s %12s %14s  %-15s %s\n", "tid",
 			  "jblock", "fsblock", "verdict", "flags");

@@ -3,8 +3,8 @@
 #
 # policy.sh: what our e2fsck does beyond e2fsprogs' e2fsck: the
 # journal_policy values replay-all and refuse on damaged journals, the
-# JSON report, the saved copy of the journal, fast commits left to the
-# engine, and our own -E keys on the command line.
+# JSON report, the saved copy of the journal, fast commits (ours, but
+# the engine's under stop), and our own -E keys on the command line.
 
 . "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
@@ -102,14 +102,22 @@ expect_rc 0
 tail -c +$(($(bs) + 1)) "$WORK/jnl.saved" | cmp -s - "$WORK/jnl.debugfs" ||
 	fail "the saved journal differs from the journal before replay"
 
-NAME="fast commits left to the engine"
+NAME="fast commits: the engine's under stop only"
 CONF=${CONFORMANCE_DIR:-$top_srcdir/tests/conformance}
 if [ -f "$CONF/j_recover_fast_commit/image.gz" ]; then
 	gzip -dc "$CONF/j_recover_fast_commit/image.gz" >"$IMG"
-	run -fy
+	run -fy -E journal_policy=stop
 	expect_rc 0
 	expect_out "holds fast commits; leaving its replay to"
 	expect_out "recovering journal"
+	for p in replay-all refuse; do
+		gzip -dc "$CONF/j_recover_fast_commit/image.gz" >"$IMG"
+		run -fy -E journal_policy=$p
+		expect_rc 0
+		expect_out "recovering journal"
+		grep -q "leaving its replay to" "$WORK/out" &&
+			fail "$p: the fast commits went to the engine"
+	done
 else
 	fail "no $CONF/j_recover_fast_commit/image.gz"
 fi

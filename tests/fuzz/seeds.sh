@@ -17,4 +17,6 @@ n=$(ls "$work" | wc -l)
 "$F/fuzz_recovery_plain" "$work" || { echo "FAIL: fuzz_recovery"; exit 1; }
 # fuzz_jsb: the head of each seed (12 limit bytes, then a superblock)
 "$F/fuzz_jsb_plain" "$work" || { echo "FAIL: fuzz_jsb"; exit 1; }
-echo "PASS: $n seeds through both harnesses"
+# fuzz_fc: the same bytes as fast-commit areas (most given a live HEAD)
+"$F/fuzz_fc_plain" "$work" || { echo "FAIL: fuzz_fc"; exit 1; }
+echo "PASS: $n seeds through the three harnesses"

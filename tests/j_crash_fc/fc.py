@@ -23,15 +23,20 @@ analysis written in doc/testing.md ("Fast commits"):
     and s_last_orphan, is on disk, the checksum is of the old one plus
     e2fsck's own changes); it then fails to reopen the filesystem
     ("Superblock checksum does not match superblock"), exit 12;
- 4. our e2fsck, which hands fast commits to e2fsprogs' e2fsck, ends the
-    same way;
+ 4. our e2fsck under journal_policy=stop, which hands fast commits to
+    e2fsprogs' e2fsck, ends the same way; under replay-all (the default)
+    it replays them itself (issue 33) and the result is clean;
  5. fc-6.img.xz (crashgen.py configuration "fc", seed 6 of the corpus run
     of 2026-12-04, fc-6.json): the live fast commits log an INODE tag of
     a file unlinked while open (i_links_count 0, i_dtime the next orphan),
     the input on which Linux 6.1's replay fails ("JBD2: recovery failed":
     ext4_iget refuses the linkless inode it has just written); with
     E2J_UML=/usr/bin/linux.uml the test boots it and checks that, else
-    it checks the tags only.
+    it checks the tags only;
+ 6. e2journal's own fast-commit replay (issue 33; step 1 now uses
+    "-p stop" for the full commits alone) grows the directory, counts
+    its i_blocks from its map, and leaves stock e2fsck nothing to do but
+    release the orphans.
 """
 
 import os
@@ -125,7 +130,7 @@ def main():
     subprocess.run(["cp", "--sparse=always", img, full], check=True)
     run([os.environ.get("E2JOURNAL", os.path.join(
         os.environ.get("top_builddir", TOP), "misc", "e2journal")),
-        "replay", full])
+        "replay", "-p", "stop", full])
     size, count, nblk = stat(full, 13)
     rc, out = run([DEBUGFS, "-R", "ls <13>", full])
     names = len(re.findall(r"n\d{6}-x+", out))
@@ -185,13 +190,49 @@ def main():
 
     # 4. ours
     subprocess.run(["cp", "--sparse=always", img, "ours.img"], check=True)
-    orc, oout = run([OURS, "-fy", "ours.img"])
+    orc, oout = run([OURS, "-fy", "-E", "journal_policy=stop", "ours.img"])
     result(orc == rc and "No free space in the directory" in oout and
            "Superblock checksum does not match" in oout,
-           "our e2fsck (fast commits are e2fsprogs' job) ends the same: "
-           "exit %d" % orc)
+           "our e2fsck under stop (fast commits are e2fsprogs' job there) "
+           "ends the same: exit %d" % orc)
+    # replay-all (the default): the fast commits are ours (issue 33)
+    subprocess.run(["cp", "--sparse=always", img, "ours.img"], check=True)
+    orc, oout = run([OURS, "-fy", "ours.img"])
+    result(orc == 0 and "leaving its replay" not in oout,
+           "our e2fsck under replay-all replays the fast commits itself: "
+           "exit %d" % orc, oout)
+    rc2, out2 = run([REF, "-fn", "ours.img"])
+    result(rc2 == 0, "after our e2fsck, e2fsck -fn finds it clean", out2)
+    ours_lib(img, creates)
     open_unlinked()
     return 1 if fails else 0
+
+
+def ours_lib(img, creates):
+    """6. e2journal's own fast-commit replay (issue 33): every name in
+    directory 13, grown as needed, its i_blocks from its map, and stock
+    e2fsck then has nothing to do but release the orphans."""
+    ej = os.environ.get("E2JOURNAL", os.path.join(
+        os.environ.get("top_builddir", TOP), "misc", "e2journal"))
+    subprocess.run(["cp", "--sparse=always", img, "lib.img"], check=True)
+    rc, out = run([ej, "replay", "lib.img"])
+    result(rc == 0, "e2journal replay (replay-all) replays the fast commits",
+           "exit %d\n%s" % (rc, out))
+    size, count, nblk = stat("lib.img", 13)
+    rc, out = run([DEBUGFS, "-R", "ls <13>", "lib.img"])
+    have = all(t["name"] in out for t in creates)
+    result(have and size == nblk * 4096 and count == nblk * 8 and nblk > 1,
+           "ours grew directory 13 to %d blocks, i_blocks %d, every name "
+           "in it" % (nblk, count), "size %d, names %s" % (size, have))
+    rc, out = run([REF, "-fy", "lib.img"])
+    extra = [ln for ln in out.splitlines() if ln.strip() and
+             not ln.startswith(("Pass ", "e2fsck ", "Clearing orphaned",
+                                "lib.img:"))]
+    result(rc in (0, 1) and not extra,
+           "after ours, e2fsck -fy only releases the orphans",
+           "exit %d\n%s" % (rc, out))
+    rc, out = run([REF, "-fn", "lib.img"])
+    result(rc == 0, "after ours, e2fsck -fn finds it clean", out)
 
 
 def open_unlinked():

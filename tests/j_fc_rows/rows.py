@@ -1,0 +1,341 @@
+# SPDX-License-Identifier: GPL-2.0
+"""j_fc_rows: POLICY.md "Fast commits", row by row, on crafted fast-commit
+areas written over a kernel-cut image (../j_fc_host/plain-1.img.xz, whose
+log ends before the expected tid).  Each case rewrites the area (HEAD,
+fast commits of LINK/UNLINK/CREAT/ADD_RANGE/DEL_RANGE/INODE records, each
+closed by a TAIL with its crc32c, as ext4 writes them), then replays it
+with e2journal under replay-all and refuse and checks what the row says:
+what is replayed (names in directory 12), the exit status (0 clean, 1
+flagged, 4 refused: nothing at all written, the full commits included)
+and that stock e2fsck -fn finds the result clean where the row replays.
+"""
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+T = os.environ["T"]
+TOP = os.environ.get("top_srcdir", os.path.join(T, "..", ".."))
+BUILD = os.environ.get("top_builddir", TOP)
+sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
+import jfmt  # noqa: E402
+
+EJ = os.path.join(BUILD, "misc", "e2journal")
+OURS = os.environ.get("E2FSCK", os.path.join(BUILD, "e2fsck", "e2fsck"))
+REF = os.environ.get("E2FSCK_REF", "/sbin/e2fsck")
+DEBUGFS = os.environ.get("DEBUGFS", "debugfs")
+ENV = dict(os.environ, LC_ALL="C", E2FSCK_CONFIG="/dev/null",
+           E2FSPROGS_SKIP_PROGRESS="yes")
+fails = 0
+DIR = 12        # /d
+FILE = 13       # /d/base0, one block
+G = {}
+
+
+def result(ok, what, why=""):
+    global fails
+    if not ok:
+        fails += 1
+    print("RESULT %s j_fc_rows: %s%s" % ("PASS" if ok else "FAIL", what,
+                                        (": " + why) if why and not ok
+                                        else ""))
+
+
+def run(argv):
+    p = subprocess.run(argv, env=ENV, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+class Area:
+    """A fast-commit area written as ext4 writes one."""
+
+    def __init__(self, bs):
+        self.bs = bs
+        self.buf = bytearray()
+        self.crc = 0
+
+    def rec(self, tag, val):
+        if self.bs - len(self.buf) % self.bs < 4:
+            self.buf += bytes(self.bs - len(self.buf) % self.bs)
+        if len(self.buf) % self.bs + 4 + len(val) > self.bs:
+            left = self.bs - len(self.buf) % self.bs - 4
+            pad = struct.pack("<HH", 7, left) + bytes(left)
+            self.crc = jfmt.crc32c(self.crc, pad)
+            self.buf += pad
+        r = struct.pack("<HH", tag, len(val)) + val
+        self.crc = jfmt.crc32c(self.crc, r)
+        self.buf += r
+
+    def head(self, tid, features=0):
+        self.rec(9, struct.pack("<II", features, tid))
+
+    def dentry(self, tag, parent, ino, name):
+        self.rec(tag, struct.pack("<II", parent, ino) + name.encode())
+
+    def tail(self, tid, spoil=0):
+        if len(self.buf) % self.bs + 12 > self.bs:
+            self.rec(7, bytes(self.bs - len(self.buf) % self.bs - 4))
+        ln = self.bs - len(self.buf) % self.bs - 4
+        t = struct.pack("<HHI", 8, ln, tid)
+        crc = jfmt.crc32c(self.crc, t)
+        self.buf += t + struct.pack("<I", (crc + spoil) & 0xFFFFFFFF)
+        self.buf += bytes(ln - 8)
+        self.crc = 0
+
+
+def setup():
+    subprocess.run(["sh", "-c", "xz -dc %s > base.img" %
+                    os.path.join(T, "..", "j_fc_host", "plain-1.img.xz")],
+                   check=True)
+    run([DEBUGFS, "-c", "-R", "dump <8> jnl.bin", "base.img"])
+    d = open("jnl.bin", "rb").read()
+    bs, maxlen = struct.unpack(">II", d[12:20])
+    nfc = struct.unpack(">I", d[0x54:0x58])[0] or 256
+    bmap, _ = jfmt.journal_inode_blocks(DEBUGFS, "base.img", ENV,
+                                        opts=("-c",))
+    G["bs"] = bs
+    G["fc"] = [bmap[b] for b in range(maxlen - nfc + 1, maxlen)]
+    rc, out = run([EJ, "plan", "base.img"])
+    G["tid"] = int(out.split("next transaction ")[1].split()[0]) - 1
+    # inode 13's raw inode (group 0's inode table) and its one block
+    rc, out = run(["dumpe2fs", "base.img"])
+    itab = int(out.split("Inode table at ")[1].split("-")[0])
+    isz = int(out.split("Inode size:")[1].split()[0])
+    with open("base.img", "rb") as f:
+        f.seek(itab * bs + (FILE - 1) * isz)
+        G["raw"] = f.read(isz)
+    rc, out = run([DEBUGFS, "-c", "-R", "bmap <%d> 0" % FILE, "base.img"])
+    G["blk0"] = int(out.split()[-1])
+
+
+def image(area, name):
+    shutil.copy("base.img", name)
+    data = bytes(area.buf) + bytes(len(G["fc"]) * G["bs"] - len(area.buf))
+    with open(name, "r+b") as f:
+        for i, p in enumerate(G["fc"]):
+            f.seek(p * G["bs"])
+            f.write(data[i * G["bs"]:(i + 1) * G["bs"]])
+
+
+def names(img):
+    rc, out = run([DEBUGFS, "-R", "ls <%d>" % DIR, img])
+    return out
+
+
+def case(what, build, rc_all, rc_refuse, present, absent, clean=True):
+    a = Area(G["bs"])
+    build(a, G["tid"])
+    image(a, "crafted.img")
+    orig = open("crafted.img", "rb").read()
+    for pol, want in (("replay-all", rc_all), ("refuse", rc_refuse)):
+        img = pol + ".img"
+        shutil.copy("crafted.img", img)
+        rc, out = run([EJ, "replay", "-p", pol, img])
+        result(rc == want, "%s: %s exits %d" % (what, pol, want),
+               "exit %d\n%s" % (rc, out))
+        if rc == 4:
+            result(open(img, "rb").read() == orig,
+                   "%s: %s writes nothing" % (what, pol))
+            continue
+        ls = names(img)
+        for n in present:
+            result(n in ls, "%s: %s replays %s" % (what, pol, n), ls)
+        for n in absent:
+            result(n not in ls, "%s: %s leaves out %s" % (what, pol, n),
+                   ls)
+        if clean:
+            # -y: a flagged replay leaves the journal's errno, which -n
+            # cannot clear; the summary counts as the full commits left
+            # them are recounted as after any replay
+            rc, out = run([REF, "-fy", img])
+            ok = ("Pass ", "e2fsck ", img + ":", "Fix? yes",
+                  "Free blocks count wrong (", "Free inodes count wrong (")
+            extra = [ln for ln in out.splitlines()
+                     if ln.strip() and not ln.startswith(ok)]
+            result(rc in (0, 1) and not extra,
+                   "%s: %s: e2fsck finds nothing wrong" % (what, pol), out)
+
+
+def link(a, name, ino=FILE, parent=DIR, tag=4):
+    a.dentry(tag, parent, ino, name)
+
+
+def inode(a, links):
+    raw = bytearray(G["raw"])
+    raw[0x1A:0x1C] = struct.pack("<H", links)
+    a.rec(6, struct.pack("<I", FILE) + bytes(raw))
+
+
+def main():
+    setup()
+    tid = G["tid"]
+    print("base image: expected tid %d, fast-commit area blocks %s..." %
+          (tid, G["fc"][:2]))
+
+    def none(a, t):
+        link(a, "nohead")
+        a.tail(t)
+    case("row 1, no HEAD", none, 0, 0, [], ["nohead"])
+
+    def stale(a, t):
+        a.head(t - 1)
+        inode(a, 2)
+        link(a, "stale")
+        a.tail(t - 1)
+    case("row 2, stale HEAD", stale, 0, 0, [], ["stale"])
+
+    def feats(a, t):
+        a.head(t, features=4)
+        inode(a, 2)
+        link(a, "feat")
+        a.tail(t)
+    case("row 3, unknown HEAD features", feats, 1, 4, [], ["feat"])
+
+    def verified(a, t):
+        a.head(t)
+        inode(a, 2)
+        link(a, "v1")
+        a.tail(t)
+        inode(a, 3)
+        link(a, "v2")
+        a.tail(t)
+    case("row 4, verified", verified, 0, 0, ["v1", "v2"], [])
+
+    def unacked(a, t):
+        a.head(t)
+        inode(a, 2)
+        link(a, "u1")
+        a.tail(t)
+        inode(a, 3)
+        link(a, "u2")
+        a.tail(t, spoil=1)
+    case("row 5, last one torn (crc)", unacked, 0, 0, ["u1"], ["u2"])
+
+    def unacked_tid(a, t):
+        a.head(t)
+        inode(a, 2)
+        link(a, "w1")
+        a.tail(t)
+        link(a, "w2")
+        a.tail(t + 1)
+    case("row 5, last one of another tid", unacked_tid, 0, 0, ["w1"],
+         ["w2"])
+
+    def first_torn(a, t):
+        a.head(t)
+        link(a, "ft")
+        a.tail(t, spoil=7)
+    case("row 5, first one torn", first_torn, 0, 0, [], ["ft"])
+
+    def skipped(a, t):
+        a.head(t)
+        inode(a, 3)
+        link(a, "s1")
+        a.tail(t)
+        link(a, "s2")
+        a.tail(t, spoil=1)
+        link(a, "s3")
+        a.tail(t)
+    case("row 6, failed then verified", skipped, 1, 4, ["s1", "s3"],
+         ["s2"], clean=False)
+
+    def badlen(a, t):
+        a.head(t)
+        inode(a, 2)
+        link(a, "b1")
+        a.tail(t)
+        a.rec(5, struct.pack("<II", DIR, FILE))     # UNLINK, no name
+        link(a, "b2")
+        a.tail(t)
+        link(a, "b3")
+        a.tail(t)
+    case("row 7, impossible record length", badlen, 1, 4, ["b1"],
+         ["b2", "b3"])
+
+    def badblk(a, t):
+        a.head(t)
+        inode(a, 2)
+        # block 0 (superblock), then one past the end of the filesystem
+        a.rec(1, struct.pack("<IIHHI", FILE, 5, 1, 0, 0))
+        a.rec(1, struct.pack("<IIHHI", FILE, 6, 1, 0, 1 << 30))
+        a.rec(1, struct.pack("<IIHHI", FILE, 7, 1, 0, G["fc"][0]))
+        # logical blocks past 2^32 - 1
+        a.rec(1, struct.pack("<IIHHI", FILE, 0xFFFFFFF0, 30, 0,
+                             G["blk0"] + 300))
+        link(a, "k1")
+        link(a, "k0", ino=0)
+        link(a, "k9", ino=1 << 20)
+        link(a, "kr", parent=1)
+        a.tail(t)
+    case("row 8, bad blocks and inode numbers", badblk, 1, 4, ["k1"],
+         ["k0", "k9", "kr"])
+
+    def parent(a, t):
+        a.head(t)
+        inode(a, 2)
+        link(a, "p1")
+        link(a, "p2", parent=FILE)
+        link(a, "p3", ino=400)
+        a.tail(t)
+    # refuse can tell these only once the full commits are on disk: it
+    # replays nothing of the area then (flagged), the full commits stay
+    case("row 9, parent not a directory, inode not in use", parent, 1, 1,
+         [], ["p3"])
+    rc, out = run([DEBUGFS, "-R", "ls <%d>" % DIR, "replay-all.img"])
+    result("p1" in out, "row 9: replay-all replays the other records", out)
+    rc, out = run([DEBUGFS, "-R", "ls <%d>" % DIR, "refuse.img"])
+    result("p1" not in out and "base0" in out,
+           "row 9: refuse replays the full commits, nothing of the area",
+           out)
+    # our e2fsck says what the replay skipped, and checks in full
+    shutil.copy("crafted.img", "e2fsck.img")
+    rc, out = run([OURS, "-y", "e2fsck.img"])
+    result("a fast commit failed its checks" in out and
+           "check forced" in out,
+           "row 9: our e2fsck says so and checks in full", out)
+
+    def cannot(a, t):
+        # inode 13 logged with inline data, then a range mapped into it:
+        # libext2fs maps no block of an inline-data inode
+        raw = bytearray(G["raw"])
+        flags = struct.unpack("<I", raw[0x20:0x24])[0]
+        flags = (flags & ~0x80000) | 0x10000000
+        raw[0x20:0x24] = struct.pack("<I", flags)
+        a.head(t)
+        a.rec(6, struct.pack("<I", FILE) + bytes(raw))
+        a.rec(1, struct.pack("<IIHHI", FILE, 50, 1, 0, G["blk0"] + 200))
+        link(a, "q2")
+        a.tail(t)
+    case("a record libext2fs cannot apply", cannot, 1, 1, ["q2"], [],
+         clean=False)
+    rc, out = run([EJ, "plan", "crafted.img"])
+    rc, out = run([EJ, "replay", "crafted.img"])
+    result("fast-commit records were skipped" in out,
+           "a record that cannot be applied: replay says so", out)
+
+    def idem(a, t):
+        a.head(t)
+        a.dentry(5, DIR, FILE, "not-there")
+        a.rec(2, struct.pack("<III", FILE, 1000, 5))
+        a.rec(1, struct.pack("<IIHHI", FILE, 0, 1, 0, G["blk0"]))
+        a.tail(t)
+    case("row 10, idempotent records", idem, 0, 0, ["base0"], [])
+
+    def grow(a, t):
+        a.head(t)
+        inode(a, 1 + 90)
+        for i in range(90):
+            link(a, "g%03d-%s" % (i, "y" * 50))
+        a.tail(t)
+    case("row 11, directory grows", grow, 0, 0,
+         ["g000-", "g089-"], [])
+    rc, out = run([DEBUGFS, "-R", "stat <%d>" % DIR, "replay-all.img"])
+    result("Size: 4096" not in out,
+           "row 11: directory %d grew past one block" % DIR, out)
+    return 1 if fails else 0
+
+
+sys.exit(main())
