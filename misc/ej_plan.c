@@ -32,7 +32,8 @@ static void plan_usage(FILE *f)
 		"                       line then goes to standard error)\n"
 		"  -h, --help           this text\n\n"
 		"Exit status: what \"%s replay\" would exit with: 0 clean or\n"
-		"nothing to do, 1 corruption flagged, 4 refused, 8 operational\n"
+		"nothing to do, 1 corruption flagged, 4 refused (or, under stop,\n"
+		"fast commits left for e2fsck), 8 operational\n"
 		"error, 16 usage error.\n", ej_prog, ej_prog);
 }
 
@@ -75,7 +76,7 @@ int ej_cmd_plan(int argc, char **argv)
 	ej_image *img = NULL;
 	char *text = NULL;
 	errcode_t err;
-	int opt, json = 0, ret = EJ_EXIT_OPERATIONAL;
+	int opt, json = 0, fc_pending = 0, ret = EJ_EXIT_OPERATIONAL;
 
 	/* read-only: libext2fs itself then refuses any write */
 	ej_options_init(&opts, sizeof(opts));
@@ -116,6 +117,10 @@ int ej_cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	err = ej_image_plan(img, &sum);
+	/* replay's status then (it keeps the journal): the plan stands */
+	fc_pending = err == EJ_FAST_COMMIT_PENDING;
+	if (fc_pending)
+		err = 0;
 	if (err && sum.recover_error) {
 		com_err(ej_prog, err, "while recovering the journal of %s",
 			image);
@@ -145,6 +150,12 @@ int ej_cmd_plan(int argc, char **argv)
 		break;
 	default:
 		ret = EJ_EXIT_OK;
+	}
+	if (fc_pending) {
+		fprintf(opts.message_arg, "%s: the journal holds fast commits, "
+			"which only e2fsck replays: replay would keep it\n",
+			image);
+		ret = EJ_EXIT_UNCORRECTED;
 	}
 	/* what "stop" says, as e2fsprogs does, when recovery ends early */
 	if (sum.policy == EJ_POLICY_STOP && sum.recover_error) {

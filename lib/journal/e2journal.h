@@ -228,6 +228,9 @@ errcode_t ej_image_override(ej_image *img, uint32_t tid,
  * Decide the replay without writing anything; fills @summary.  On an
  * error, summary->recover_error is that error when the journal loaded and
  * recovery failed, 0 when the journal could not be loaded.
+ * EJ_FAST_COMMIT_PENDING is what ej_image_replay() would return (fast
+ * commits left for e2fsck under the stop policy): the summary and the
+ * report are then the plan's, as without it.
  */
 errcode_t ej_image_plan(ej_image *img, struct ej_summary *summary);
 /*

@@ -415,6 +415,12 @@ errcode_t ej_fs_clear_recover(ext2_filsys fs);
  */
 errcode_t ej_journal_finish(journal_t *journal);
 /*
+ * Would ej_journal_finish() (after recovery) return EJ_FAST_COMMIT_PENDING:
+ * live fast commits this journal_t does not replay itself (stop)?  Asked
+ * of a dry run, so that its status is the replay's.
+ */
+int ej_journal_fc_pending(journal_t *journal);
+/*
  * The fast-commit area of @journal judged against @expected_tid, in
  * words (text, or a JSON object): for `e2journal dump`.  *out NULL when
  * the journal has no fast-commit area; free it.

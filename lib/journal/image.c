@@ -443,7 +443,12 @@ errcode_t ej_image_plan(ej_image *img, struct ej_summary *summary)
 		if (err)
 			return failed(img, err, 1, summary);
 	}
-	return fill_summary(img, rc, summary);
+	fill_summary(img, rc, summary);
+	/* replay would keep the journal for e2fsck: say so here too */
+	if (img->status != EJ_STATUS_REFUSED &&
+	    ej_journal_fc_pending(img->journal))
+		return EJ_FAST_COMMIT_PENDING;
+	return 0;
 }
 
 /* Is the device at least as large as the filesystem on it? */

@@ -1184,6 +1184,13 @@ static int fc_pending(journal_t *j)
 	return pending;
 }
 
+int ej_journal_fc_pending(journal_t *journal)
+{
+	return journal && journal->j_tail &&
+	       !ej_fc_host_handles(ej_host_of(journal)) &&
+	       fc_pending(journal);
+}
+
 void ej_journal_set_recover_result(journal_t *journal, int err)
 {
 	if (journal)
@@ -1245,7 +1252,7 @@ errcode_t ej_journal_finish(journal_t *journal)
 			return err;
 		/* what the records themselves flagged */
 		ej_journal_report(journal);
-	} else if (h->journal.j_tail && fc_pending(journal)) {
+	} else if (ej_journal_fc_pending(journal)) {
 		return EJ_FAST_COMMIT_PENDING;
 	}
 
