@@ -60,7 +60,9 @@ replay_copy() {
 	_rc=$?
 	cat "$_img.$_p.err" >&2
 	say "  $_p:"
-	if [ -s "$_img.$_p.json" ]; then
+	# a report, or the one-line error object of a journal not loaded
+	if [ -s "$_img.$_p.json" ] &&
+	   ! grep -q '^{"image": .*, "error": {"code": ' "$_img.$_p.json"; then
 		jc summary "$_img.$_p.json" --rc $_rc | sed 's/^/    /' >>out
 	else
 		say "    exit $_rc: $(sed -n -e "s|$_img.$_p|IMG|g" \
