@@ -118,22 +118,6 @@ static void j_break(struct dump_ctx *c)
 	j_indent(c);
 }
 
-static void j_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 /* Start a value: the comma before it and, for a member, its key. */
 static void j_key(struct dump_ctx *c, const char *key)
 {
@@ -141,7 +125,7 @@ static void j_key(struct dump_ctx *c, const char *key)
 		fputs(", ", c->out);
 	c->jcomma = 1;
 	if (key) {
-		j_string(c->out, key);
+		ej_json_string(c->out, key);
 		fputs(": ", c->out);
 	}
 }
@@ -189,7 +173,7 @@ static void j_str(struct dump_ctx *c, const char *key, const char *s)
 {
 	j_key(c, key);
 	if (s)
-		j_string(c->out, s);
+		ej_json_string(c->out, s);
 	else
 		fputs("null", c->out);
 }

@@ -90,7 +90,7 @@ int ej_usage_error(const char *cmd, const char *args)
 	return EJ_EXIT_USAGE;
 }
 
-static void json_string(FILE *f, const char *s)
+void ej_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -110,10 +110,10 @@ void ej_json_error(FILE *f, const char *image, errcode_t err,
 		   const char *what, int exit_status)
 {
 	fputs("{\"image\": ", f);
-	json_string(f, image);
+	ej_json_string(f, image);
 	fprintf(f, ", \"error\": {\"code\": %ld, \"message\": ", (long)err);
-	json_string(f, error_message(err));
+	ej_json_string(f, error_message(err));
 	fputs(", \"while\": ", f);
-	json_string(f, what);
+	ej_json_string(f, what);
 	fprintf(f, "}, \"exit\": %d}\n", exit_status);
 }

@@ -53,6 +53,8 @@ int ej_policy_arg(const char *arg, int *policy);
  * stderr; returns EJ_EXIT_USAGE.
  */
 int ej_usage_error(const char *cmd, const char *args);
+/* @s as a JSON string, quotes and escapes included. */
+void ej_json_string(FILE *f, const char *s);
 /*
  * --json when there is no report to print: one JSON object on @f,
  * {"image": ..., "error": {"code": N, "message": ..., "while": ...},
