@@ -12,7 +12,8 @@ the crc of its fast commit, else the scan ends).
 touched(recs): the inodes (INODE, ADD_RANGE, DEL_RANGE, and the inodes
 and parents CREAT, LINK and UNLINK name) and the names.
 compare(ours, linux, recs, bs, linux_fn): [(ok, what, why)] on every
-touched inode (type, mode, size, links, i_blocks, block map) and name,
+touched inode (type, mode, size, links, i_blocks, block map; the inodes
+that names name included) and name,
 with Linux's own errors that doc/policy.md lists (Linux's fast-commit
 replay leaves i_blocks and link counts short: e2fsck -fn's corrections
 of them in @linux_fn, its output on Linux's image) taken as corrected
@@ -159,6 +160,8 @@ def fn_fixes(out):
 
 def compare(ours, linux, recs, bs, linux_fn=""):
     inos, names = touched(recs)
+    # the inodes the names name too (an UNLINK must drop the link count)
+    inos |= {i for _, _, _, i in names}
     fixes = fn_fixes(linux_fn)
     res = []
     for i in sorted(inos):
