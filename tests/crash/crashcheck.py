@@ -1265,7 +1265,8 @@ def main(argv):
     for n in c.linux_fn:
         print("  e2fsprogs -fn after Linux's replay (doc/policy.md): " + n)
     for n in c.linux_wrong:
-        print("  Linux wrong, ours kept (doc/policy.md): " + n)
+        print("  Linux differs where allowed (doc/policy.md; tree "
+              "shape): " + n)
     for n in c.xpassed:
         print("  passed, but listed as pending: " + n)
     # a pending check that passes is a line to remove (or a pattern to
