@@ -732,7 +732,8 @@ class Checker:
             if rc is None:
                 why = self.linux_refuses(im)
                 if why:
-                    self.result(True, im, "kernel", why + "; Linux: " + log)
+                    self.result(True, im, "kernel", why + "; Linux: " +
+                                log.splitlines()[0])
                     self.linux_refused.append(im.name)
                     return
                 self.result(False, im, "kernel", "the boot: " + log)
