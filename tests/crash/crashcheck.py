@@ -389,6 +389,12 @@ class Image:
             else set()
         self.facts = crashgen.facts(path)
         self.fast = self.facts["fc_blocks"] > 0
+        # a fast-commit area whose HEAD names another tid: stale, which
+        # costs e2fsprogs 1.47.0 the whole journal (doc/policy.md), so
+        # replay-all and refuse are judged as for live fast commits
+        self.stale_fc = self.fc_feature and not self.fast and \
+            fccompare.records(path)[0] is not None
+        self.ours_fc = self.fast or self.stale_fc
         nblocks = os.path.getsize(path) // self.bs
         self.outside_journal = set(range(nblocks)) - self.jblocks
         self.logged = set()
@@ -576,7 +582,7 @@ class Checker:
                                  "journal_policy=" + pol], d)
         hi = int(time.time()) + 2
         for who in ("stop", "all", "refuse"):
-            if im.fast and who != "stop":
+            if im.ours_fc and who != "stop":
                 # live fast commits are ours under replay-all and
                 # refuse: judged against Linux (fast_commits), not
                 # against e2fsprogs' replay of them
@@ -589,7 +595,7 @@ class Checker:
                         "= e2fsprogs -fy (exit %s)%s" % (out["ref"][0],
                                                          note))
             self.kbytes(im, "e2fsck-" + who, p[who], p["ref"])
-        if im.fast:
+        if im.ours_fc:
             bad = []
             if out["refuse"][0] != out["all"][0]:
                 bad.append("exit %s, replay-all %s" % (out["refuse"][0],
@@ -637,32 +643,49 @@ class Checker:
                                             "journal_policy=" + pol], d)
             hi = int(time.time()) + 2
             bad = []
-            if im.fast and pol != "stop":
+            if im.ours_fc and pol != "stop":
                 # ours: replay-all and refuse give the same image
                 if pol == "replay-all":
                     jo_all = (q, orc)
-                    continue
-                if orc != jo_all[1]:
-                    bad.append("exit %s, replay-all %s" % (orc, jo_all[1]))
-                bad += self.compare_images(im, q, jo_all[0], lo, hi,
+                else:
+                    if orc != jo_all[1]:
+                        bad.append("exit %s, replay-all %s" %
+                                   (orc, jo_all[1]))
+                    bad += self.compare_images(im, q, jo_all[0], lo, hi,
+                                               ALLOWED)
+                    self.result(not bad, im, "journal_only-" + pol,
+                                "; ".join(bad) if bad else
+                                "= -E journal_only under replay-all (exit "
+                                "%s)" % orc)
+            elif orc != rrc:
+                bad.append("exit %s, e2fsprogs %s" % (orc, rrc))
+            if not (im.ours_fc and pol != "stop"):
+                bad += self.compare_images(im, q, p["ref-jo"], lo, hi,
                                            ALLOWED)
                 self.result(not bad, im, "journal_only-" + pol,
                             "; ".join(bad) if bad else
-                            "= -E journal_only under replay-all (exit "
-                            "%s)" % orc)
-                continue
-            if orc != rrc:
-                bad.append("exit %s, e2fsprogs %s" % (orc, rrc))
-            bad += self.compare_images(im, q, p["ref-jo"], lo, hi, ALLOWED)
-            self.result(not bad, im, "journal_only-" + pol,
-                        "; ".join(bad) if bad else
-                        "= e2fsprogs -y -E journal_only (exit %s)" % rrc)
-            self.kbytes(im, "journal_only-" + pol, q, p["ref-jo"])
+                            "= e2fsprogs -y -E journal_only (exit %s)" %
+                            rrc)
+                self.kbytes(im, "journal_only-" + pol, q, p["ref-jo"])
             if im.fast:
                 continue
             t = os.path.join(d, "tool-%s.img" % pol)
             copy(path, t)
             trc, tout = run([TOOL, "replay", "--policy", pol, t])
+            if im.stale_fc and pol != "stop":
+                # the full commits as our stop replays them, every one
+                lost = [n for n in sorted(im.logged - {im.sb_block})
+                        if read_block(t, n, im.bs) != read_block(
+                            os.path.join(d, "tool-stop.img"), n, im.bs)]
+                bad = ["exit %s" % trc] if trc else []
+                if lost:
+                    bad.append("blocks %s not as stop writes them" %
+                               ", ".join(map(str, lost[:6])))
+                self.result(not bad, im, "fc-full-commits-" + pol,
+                            "; ".join(bad) if bad else
+                            "stale fast-commit area: %d logged blocks as "
+                            "the full commits alone leave them" %
+                            len(im.logged))
             if im.fc_feature:
                 # debugfs' journal_run drops a fast-commit journal whole
                 # (doc/testing.md): no reference here, Linux is one
