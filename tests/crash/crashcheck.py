@@ -616,8 +616,12 @@ class Checker:
             # orphans released, as a mount would
             ok = ("Pass ", "IMAGE: recovering journal", "Clearing orphaned",
                   "IMAGE: ", "***** FILE SYSTEM WAS MODIFIED")
+            # (an extent tree that "could be shorter" is e2fsck's
+            # optimisation, not a repair: Linux leaves such trees too)
             extra = [ln for ln in out["all"][1] if ln.strip() and
-                     not ln.startswith(ok)]
+                     not ln.startswith(ok) and
+                     not re.search(r"extent tree \(at level \d+\) could "
+                                   r"be (shorter|narrower)", ln)]
             self.result(not extra, im, "fy-repairs-nothing",
                         "; ".join(extra[:4]) if extra else
                         "our -fy only replays and releases orphans")
