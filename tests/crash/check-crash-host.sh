@@ -13,9 +13,11 @@
 # Linux itself, a loop mount of a copy (tests/crash/crashcheck.py
 # --host-kernel).  See doc/testing.md.
 #
-# Usage: check-crash-host.sh [-n SEEDS] [-c "CONFIG..."] [-k] [--no-damage]
-#                            BUILDDIR
+# Usage: check-crash-host.sh [-n SEEDS] [-f FCSEEDS] [-c "CONFIG..."] [-k]
+#                            [--no-damage] BUILDDIR
 #   -n SEEDS     seeds 1..SEEDS of every configuration [7]; fc gets 3 more
+#   -f FCSEEDS   seeds 1..FCSEEDS of fcmix and fcmix1k, the fast-commit
+#                mixes, and 1..FCSEEDS/8 of fcdir [25]
 #   -c LIST      only these configurations
 #   -k           keep the corpus and the work directories
 #                (BUILDDIR/tests/crash-host/corpus, .../work)
@@ -26,13 +28,17 @@
 set -eu
 
 seeds=7
-configs="4k 1k nocsum v1 v3 async wrap4k wrap1k fc"
+fcseeds=25
+configs="4k 1k nocsum v1 v3 async wrap4k wrap1k fc fcdir fcmix fcmix1k"
+# issue 33: at least 60 images with live fast commits by default
+minfc=60
 keep=0
 damage=""
 while [ $# -gt 1 ]; do
 	case $1 in
-	-n) seeds=$2; shift 2 ;;
-	-c) configs=$2; shift 2 ;;
+	-n) seeds=$2; minfc=5; shift 2 ;;
+	-f) fcseeds=$2; minfc=5; shift 2 ;;
+	-c) configs=$2; minfc=5; shift 2 ;;
 	-k) keep=1; shift ;;
 	--no-damage) damage=--no-damage; shift ;;
 	*) break ;;
@@ -69,8 +75,13 @@ t0=$(date +%s)
 specs=""
 for c in $configs; do
 	n=$seeds
-	# fast commits: the most varied images, and at least 5 with live ones
-	[ "$c" = fc ] && n=$((seeds + 3))
+	# fast commits: the most varied images; the mixes (every record,
+	# fsynced: tests/crash/workload.py's fcmix) make most of the 60
+	case $c in
+	fc) n=$((seeds + 3)) ;;
+	fcmix|fcmix1k) n=$fcseeds ;;
+	fcdir) n=$(((fcseeds + 7) / 8)) ;;
+	esac
 	i=1
 	while [ $i -le "$n" ]; do
 		specs="$specs $c:$i"
@@ -97,7 +108,8 @@ fi
 t2=$(date +%s)
 grep -v '^PASS\|^XFAIL\|^XPASS\|^SKIP\|^IMAGE' "$out/check.log" || true
 statrc=0
-python3 "$here/corpus_stats.py" "$corpus" >"$out/stats.log" || statrc=$?
+python3 "$here/corpus_stats.py" --min-fc "$minfc" "$corpus" \
+	>"$out/stats.log" || statrc=$?
 cat "$out/stats.log"
 nimg=$(grep -c '^GEN [^F]' "$out/gen.log" || true)
 nfc=$(grep -c '^GEN fc.*fast-commit blocks' "$out/gen.log" || true)

@@ -37,16 +37,36 @@ replays its own copy, and the results are compared:
            block, a descriptor, a revoke block) judged against POLICY.md's
            rows under replay-all, and under stop against e2fsprogs
 
-Fast-commit images (journals with fast-commit blocks after the last
-commit): e2journal replays the log and keeps the journal for e2fsck, so
-"tool" is skipped, and so is the "kernel" block comparison (e2fsprogs'
-fast-commit replay is broken, see doc/testing.md: no second replayer).
+Fast-commit images (live fast commits: a HEAD of the tid after the last
+full commit) are ours under replay-all and refuse, e2fsprogs' under stop:
+  e2fsck-stop, journal_only-stop   = e2fsprogs, as above
+  e2fsck-refuse, journal_only-refuse   = the same run under replay-all
+  fn-after-fy(-refuse), preen-then-fn   e2fsprogs -fn clean after ours
+  fc-full-commits-POL   e2journal replay under replay-all and refuse:
+           every block the full commits log is as `e2journal replay
+           --policy stop` (the full commits alone) writes it, but where
+           the records may write (fccompare.outside_fc)
+  fy-repairs-nothing   our -fy only replays and releases orphans
+  fc-linux-all, fc-linux-refuse   our -E journal_only (replay, orphans
+           released) against Linux's replay of a copy (mounted and
+           unmounted) on every inode and name the
+           records touch (tests/crash/fccompare.py), i_blocks counted
+           from the map
+  kernel   Linux's replay (no orphan cleanup) = e2journal's under
+           replay-all on the full commits' blocks, as above; where Linux
+           refuses the mount, PASS only when doc/policy.md says why (an
+           INODE record of a file unlinked while open)
+  kernel-umount-fn   also passes when e2fsprogs -fn finds only what
+           doc/policy.md lists for Linux's fast-commit replay (i_blocks,
+           link and directory counts short); each listed at the end
+The damaged copies are not made for them.
 
 Checks listed in tests/crash/pending (known failures, each with its
-reason) print XFAIL instead of FAIL.
+reason) print XFAIL instead of FAIL; a listed check that passes prints
+XPASS and fails the run (remove its line).
 
 Prints "PASS image/check ..." and "FAIL image/check ..." lines and a
-summary; exit 1 when anything failed.
+summary; exit 1 when anything failed or passed while pending.
 
 Options: --uml BIN (boot Linux for the kernel check; without it the
 kernel check uses IMAGE.kernel.xz when there is one), --host-kernel
@@ -63,6 +83,7 @@ engine our e2fsck runs there; see BE_ENGINE below).
 import fnmatch
 import os
 import random
+import re
 import select
 import shutil
 import struct
@@ -76,6 +97,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "gen"))
 sys.path.insert(0, HERE)
 import jfmt  # noqa: E402
 import crashgen  # noqa: E402
+import fccompare  # noqa: E402
 
 TOP_BUILD = os.environ.get("top_builddir",
                            os.path.join(HERE, "..", ".."))
@@ -367,6 +389,12 @@ class Image:
             else set()
         self.facts = crashgen.facts(path)
         self.fast = self.facts["fc_blocks"] > 0
+        # a fast-commit area whose HEAD names another tid: stale, which
+        # costs e2fsprogs 1.47.0 the whole journal (doc/policy.md), so
+        # replay-all and refuse are judged as for live fast commits
+        self.stale_fc = self.fc_feature and not self.fast and \
+            fccompare.records(path)[0] is not None
+        self.ours_fc = self.fast or self.stale_fc
         nblocks = os.path.getsize(path) // self.bs
         self.outside_journal = set(range(nblocks)) - self.jblocks
         self.logged = set()
@@ -388,6 +416,10 @@ class Checker:
         self.npass = self.nfail = self.nskip = 0
         self.nxfail = self.nxpass = 0
         self.fails = []
+        self.linux_refused = []
+        self.xpassed = []
+        self.linux_wrong = []
+        self.linux_fn = []
 
     def result(self, ok, img, check, why=""):
         word = "PASS" if ok else "FAIL"
@@ -400,6 +432,7 @@ class Checker:
         elif ok and pend:
             word = "XPASS"
             self.nxpass += 1
+            self.xpassed.append("%s/%s" % (img.name, check))
             why += " [listed in tests/crash/pending: %s]" % pend
         elif ok:
             self.npass += 1
@@ -549,6 +582,11 @@ class Checker:
                                  "journal_policy=" + pol], d)
         hi = int(time.time()) + 2
         for who in ("stop", "all", "refuse"):
+            if im.ours_fc and who != "stop":
+                # live fast commits are ours under replay-all and
+                # refuse: judged against Linux (fast_commits), not
+                # against e2fsprogs' replay of them
+                continue
             bad, note = self.vs_ref(im, path, (p[who],) + out[who],
                                     (p["ref"],) + out["ref"], ["-fy"], d,
                                     lo, hi)
@@ -557,9 +595,36 @@ class Checker:
                         "= e2fsprogs -fy (exit %s)%s" % (out["ref"][0],
                                                          note))
             self.kbytes(im, "e2fsck-" + who, p[who], p["ref"])
+        if im.ours_fc:
+            bad = []
+            if out["refuse"][0] != out["all"][0]:
+                bad.append("exit %s, replay-all %s" % (out["refuse"][0],
+                                                       out["all"][0]))
+            bad += self.compare_images(im, p["refuse"], p["all"], lo, hi,
+                                       ALLOWED)
+            self.result(not bad, im, "e2fsck-refuse",
+                        "; ".join(bad) if bad else
+                        "= e2fsck -fy under replay-all (exit %s)" %
+                        out["all"][0])
         # stock e2fsck -fn on what ref and ours left
         rc, o = run([REF, "-fn", p["all"]])
         self.result(rc == 0, im, "fn-after-fy", "exit %s" % rc)
+        if im.fast:
+            rc, o = run([REF, "-fn", p["refuse"]])
+            self.result(rc == 0, im, "fn-after-fy-refuse", "exit %s" % rc)
+            # and -fy itself had nothing to repair after our replay:
+            # orphans released, as a mount would
+            ok = ("Pass ", "IMAGE: recovering journal", "Clearing orphaned",
+                  "IMAGE: ", "***** FILE SYSTEM WAS MODIFIED")
+            # (an extent tree that "could be shorter" is e2fsck's
+            # optimisation, not a repair: Linux leaves such trees too)
+            extra = [ln for ln in out["all"][1] if ln.strip() and
+                     not ln.startswith(ok) and
+                     not re.search(r"extent tree \(at level \d+\) could "
+                                   r"be (shorter|narrower)", ln)]
+            self.result(not extra, im, "fy-repairs-nothing",
+                        "; ".join(extra[:4]) if extra else
+                        "our -fy only replays and releases orphans")
 
         # journal only: ours under each policy, e2journal replay
         lo = int(time.time()) - 2
@@ -582,18 +647,49 @@ class Checker:
                                             "journal_policy=" + pol], d)
             hi = int(time.time()) + 2
             bad = []
-            if orc != rrc:
+            if im.ours_fc and pol != "stop":
+                # ours: replay-all and refuse give the same image
+                if pol == "replay-all":
+                    jo_all = (q, orc)
+                else:
+                    if orc != jo_all[1]:
+                        bad.append("exit %s, replay-all %s" %
+                                   (orc, jo_all[1]))
+                    bad += self.compare_images(im, q, jo_all[0], lo, hi,
+                                               ALLOWED)
+                    self.result(not bad, im, "journal_only-" + pol,
+                                "; ".join(bad) if bad else
+                                "= -E journal_only under replay-all (exit "
+                                "%s)" % orc)
+            elif orc != rrc:
                 bad.append("exit %s, e2fsprogs %s" % (orc, rrc))
-            bad += self.compare_images(im, q, p["ref-jo"], lo, hi, ALLOWED)
-            self.result(not bad, im, "journal_only-" + pol,
-                        "; ".join(bad) if bad else
-                        "= e2fsprogs -y -E journal_only (exit %s)" % rrc)
-            self.kbytes(im, "journal_only-" + pol, q, p["ref-jo"])
+            if not (im.ours_fc and pol != "stop"):
+                bad += self.compare_images(im, q, p["ref-jo"], lo, hi,
+                                           ALLOWED)
+                self.result(not bad, im, "journal_only-" + pol,
+                            "; ".join(bad) if bad else
+                            "= e2fsprogs -y -E journal_only (exit %s)" %
+                            rrc)
+                self.kbytes(im, "journal_only-" + pol, q, p["ref-jo"])
             if im.fast:
                 continue
             t = os.path.join(d, "tool-%s.img" % pol)
             copy(path, t)
             trc, tout = run([TOOL, "replay", "--policy", pol, t])
+            if im.stale_fc and pol != "stop":
+                # the full commits as our stop replays them, every one
+                lost = [n for n in sorted(im.logged - {im.sb_block})
+                        if read_block(t, n, im.bs) != read_block(
+                            os.path.join(d, "tool-stop.img"), n, im.bs)]
+                bad = ["exit %s" % trc] if trc else []
+                if lost:
+                    bad.append("blocks %s not as stop writes them" %
+                               ", ".join(map(str, lost[:6])))
+                self.result(not bad, im, "fc-full-commits-" + pol,
+                            "; ".join(bad) if bad else
+                            "stale fast-commit area: %d logged blocks as "
+                            "the full commits alone leave them" %
+                            len(im.logged))
             if im.fc_feature:
                 # debugfs' journal_run drops a fast-commit journal whole
                 # (doc/testing.md): no reference here, Linux is one
@@ -617,9 +713,44 @@ class Checker:
         rc, o = run([REF, "-fn", q])
         self.result(prc in (0, 1) and rc == 0, im, "preen-then-fn",
                     "e2fsck -p exit %s, e2fsprogs -fn exit %s" % (prc, rc))
+        if im.fast:
+            self.fast_commits(im, path, d)
         self.kernel(im, path, d, p)
         if self.damage:
             self.damaged(im, path, d)
+
+    # ------------------------------------------------------ fast commits
+    def fast_commits(self, im, path, d):
+        """Live fast commits, replayed by ours: no full commit lost.
+        e2journal replay under stop writes the full commits alone (and
+        leaves the fast commits to e2fsck, exit 4); under replay-all and
+        refuse every block the full commits log must be as stop wrote
+        it, but where the fast commits' records may have written
+        (fccompare.outside_fc)."""
+        tid, bs, recs = fccompare.records(path)
+        im.fc_recs = recs
+        full = os.path.join(d, "tool-stop.img")
+        copy(path, full)
+        src, _ = run([TOOL, "replay", "--policy", "stop", full])
+        self.result(src == 4, im, "e2journal-replay-stop",
+                    "exit %s (4: the full commits replayed, the fast "
+                    "commits left to e2fsck)" % src)
+        for pol in ("replay-all", "refuse"):
+            t = os.path.join(d, "tool-%s.img" % pol)
+            copy(path, t)
+            trc, tout = run([TOOL, "replay", "--policy", pol, t])
+            bad = []
+            if trc != 0:
+                bad.append("exit %s" % trc)
+            lost = fccompare.outside_fc(t, full, recs, bs, im.logged)
+            if lost:
+                bad.append("blocks %s of the full commits not as stop "
+                           "writes them" % ", ".join(map(str, lost[:6])))
+            self.result(not bad, im, "fc-full-commits-" + pol,
+                        "; ".join(bad) if bad else
+                        "%d logged blocks as the full commits left them "
+                        "but where %d fast-commit records wrote" %
+                        (len(im.logged), len(recs)))
 
     # ------------------------------------------------------ Linux
     def kernel(self, im, path, d, p):
@@ -637,6 +768,12 @@ class Checker:
             else:
                 rc, log = boot_mount(self.uml, ka, kb, d)
             if rc is None:
+                why = self.linux_refuses(im)
+                if why:
+                    self.result(True, im, "kernel", why + "; Linux: " +
+                                log.splitlines()[0])
+                    self.linux_refused.append(im.name)
+                    return
                 self.result(False, im, "kernel", "the boot: " + log)
                 return
             have = True
@@ -644,9 +781,21 @@ class Checker:
                 subprocess.run(["xz", "-k", "-f", "-9", kb], check=True)
                 shutil.move(kb + ".xz", kz)
             rc, o = run([REF, "-fn", ka])
-            self.result(rc == 0, im, "kernel-umount-fn",
-                        "e2fsprogs -fn after Linux mounted and unmounted "
-                        "it: exit %s" % rc)
+            known = self.linux_fc_errors(im, o) if rc == 4 else None
+            if known:
+                self.result(True, im, "kernel-umount-fn",
+                            "e2fsprogs -fn after Linux mounted and "
+                            "unmounted it: exit 4, only Linux's known "
+                            "fast-commit errors (doc/policy.md): " +
+                            "; ".join(known))
+                self.linux_fn.append("%s: %s" % (im.name,
+                                                 "; ".join(known)))
+            else:
+                self.result(rc == 0, im, "kernel-umount-fn",
+                            "e2fsprogs -fn after Linux mounted and "
+                            "unmounted it: exit %s" % rc)
+            if im.fast:
+                self.fc_vs_linux(im, p, ka, o)
         elif os.path.exists(kz):
             with open(kb, "wb") as f:
                 subprocess.run(["xz", "-dc", kz], stdout=f, check=True)
@@ -660,8 +809,19 @@ class Checker:
         # not, and e2fsprogs' replay of them is broken (doc/testing.md):
         # no second replayer to compare with
         if im.fast:
-            self.result(None, im, "kernel", "fast commits: Linux is the "
-                        "only replayer that finishes")
+            # Linux's replay (no orphan cleanup) and e2journal's under
+            # replay-all: every block the full commits log, but where
+            # the fast commits' records may have written (compared
+            # there by fc_vs_linux)
+            mine = os.path.join(d, "tool-replay-all.img")
+            lost = fccompare.outside_fc(mine, kb, im.fc_recs, im.bs,
+                                        im.logged - {im.sb_block})
+            self.result(not lost, im, "kernel",
+                        "blocks %s differ" % ", ".join(map(str, lost[:6]))
+                        if lost else
+                        "%d logged blocks = %s's replay but where the "
+                        "fast commits wrote" % (len(im.logged),
+                                                self.kernel_name))
             return
         mine = os.path.join(d, "tool-stop.img")
         bad = self.compare_images(im, kb, mine, 0, 0, KERNEL_ALLOWED,
@@ -670,6 +830,68 @@ class Checker:
                     "; ".join(bad) if bad else
                     "%d logged blocks = %s's replay" % (len(im.logged),
                                                         self.kernel_name))
+
+    def linux_refuses(self, im):
+        """Why Linux's refusal to mount a fast-commit image is one that
+        doc/policy.md lists (an INODE record of a file unlinked while
+        open), or None."""
+        if not im.fast:
+            return None
+        dead = fccompare.unlinked_inode_records(im.fc_recs)
+        if not dead:
+            return None
+        return ("Linux refuses the INODE record of inode(s) %s, unlinked "
+                "while open (doc/policy.md, Fast commits: ours writes "
+                "it)" % ", ".join(map(str, sorted(dead))))
+
+    def linux_fc_errors(self, im, out):
+        """e2fsprogs -fn's complaints on Linux's replay of a fast-commit
+        image when they are only those doc/policy.md lists for Linux
+        (i_blocks, link and directory counts short): a list of them, or
+        None."""
+        if not im.fast:
+            return None
+        ok = ("Pass ", "e2fsck ", "Fix? no", "*****")
+        known, other = [], []
+        for ln in out.splitlines():
+            s = ln.strip()
+            if not s or s.startswith(ok) or " files (" in s or \
+                    "**********" in s or \
+                    s.endswith(("was not cleanly unmounted, check forced.",
+                                "clean")):
+                continue
+            if re.match(r"Inode \d+, i_blocks is \d+, should be \d+", s) \
+                    or re.match(r"Inode \d+ ref count is \d+, should be "
+                                r"\d+", s) \
+                    or s.startswith("Directories count wrong for group"):
+                known.append(s.replace("  Fix? no", ""))
+            else:
+                other.append(s)
+        return known if known and not other else None
+
+    def fc_vs_linux(self, im, p, ka, linux_fn):
+        """Ours (e2fsck -fy under replay-all and refuse) against Linux's
+        replay of a copy (mounted and unmounted) on every inode and name
+        the fast commits touch; i_blocks counted from the map."""
+        for who in ("all", "refuse"):
+            # our -E journal_only (the replay and the orphans released,
+            # as a mount and umount do), not -fy, which would repair
+            mine = os.path.join(os.path.dirname(p["all"]), "jo-%s.img" %
+                                {"all": "replay-all"}.get(who, who))
+            res = fccompare.compare(mine, ka, im.fc_recs, im.bs, linux_fn)
+            res += fccompare.iblocks_from_map(mine, im.fc_recs, im.bs)
+            bad = [w + ": " + y for ok, w, y in res if not ok]
+            notes = [w for ok, w, y in res if ok and "; " in w]
+            if who == "all":
+                self.linux_wrong += ["%s %s" % (im.name, n.replace(
+                    " as Linux replays it; ", ": ").split(" (doc/")[0])
+                    for n in notes]
+            self.result(not bad, im, "fc-linux-" + who,
+                        "; ".join(bad[:4]) if bad else
+                        "%d inodes and names = %s's replay%s" % (
+                            len(res), self.kernel_name,
+                            " (Linux's own errors: %d)" % len(notes)
+                            if notes else ""))
 
     # ------------------------------------------------------ damage
     def damaged(self, im, path, d):
@@ -703,12 +925,83 @@ class Checker:
             if t:
                 cases.append(("revoke", t, "revoke", im.bs - 2, "revoke"))
         if im.fast:
+            self.fc_damage(im, path, d)
             return
         # the undamaged replay, for reference
         base = os.path.join(d, "tool-replay-all.img")
         for name, txn, kind, off, rule in cases:
             self.one_damage(im, path, d, base, name, txn, kind, off, rule,
                             rnd)
+
+    def fc_damage(self, im, path, d):
+        """A stale fast-commit area (HEAD's tid one older: what a full
+        commit after fast commits leaves) and a torn last fast commit
+        (its TAIL's crc spoiled: never acknowledged).  No full commit
+        lost under replay-all and refuse (stale: every logged block as
+        the full commits alone leave it; torn: but where the records
+        may write), exit 0, e2fsprogs -fn clean after our -fy; under
+        stop ours = e2fsprogs."""
+        tails = []
+        fccompare.records(path, tails)
+        full = os.path.join(d, "tool-stop.img")
+        for name in ("fc-stale", "fc-torn"):
+            if name == "fc-torn" and not tails:
+                continue
+            q = os.path.join(d, "dmg-%s.img" % name)
+            copy(path, q)
+            j = jfmt.Journal(q, im.bs, im.j.map)
+            jb, off = (j.jsb.last + 1, 8) if name == "fc-stale" else \
+                (tails[-1][0], tails[-1][1] + 8)
+            blk = bytearray(j.read(jb))
+            if name == "fc-stale":
+                t = struct.unpack("<I", blk[off:off + 4])[0]
+                blk[off:off + 4] = struct.pack("<I", (t - 1) & 0xFFFFFFFF)
+            else:
+                blk[off] ^= 0xFF
+            j.write(jb, bytes(blk))
+            for pol in ("replay-all", "refuse"):
+                t = os.path.join(d, "dmg-%s-%s.img" % (name, pol))
+                copy(q, t)
+                rc, _ = run([TOOL, "replay", "--policy", pol, t])
+                bad = ["exit %s" % rc] if rc != 0 else []
+                if name == "fc-stale":
+                    lost = [n for n in sorted(im.logged - {im.sb_block})
+                            if read_block(t, n, im.bs) !=
+                            read_block(full, n, im.bs)]
+                else:
+                    lost = fccompare.outside_fc(t, full, im.fc_recs,
+                                                im.bs, im.logged)
+                if lost:
+                    bad.append("blocks %s of the full commits not as "
+                               "stop writes them" %
+                               ", ".join(map(str, lost[:6])))
+                u = os.path.join(d, "dmg-%s-%s-fy.img" % (name, pol))
+                copy(q, u)
+                run([OURS, "-fy", "-E", "journal_policy=" + pol, u])
+                frc, _ = run([REF, "-fn", u])
+                if frc != 0:
+                    bad.append("e2fsprogs -fn exit %s after our -fy" % frc)
+                self.result(not bad, im, "damage-%s-%s" % (name, pol),
+                            "; ".join(bad) if bad else
+                            "exit 0, the full commits' %d blocks kept, "
+                            "-fn clean" % len(im.logged))
+                for f in (t, u):
+                    os.unlink(f)
+            lo = int(time.time()) - 2
+            r, s = os.path.join(d, "dmg-%s-ref.img" % name), \
+                os.path.join(d, "dmg-%s-stop.img" % name)
+            copy(q, r)
+            copy(q, s)
+            rr = self.fsck(REF, r, ["-fy"], d)
+            sr = self.fsck(OURS, s, ["-fy", "-E", "journal_policy=stop"], d)
+            hi = int(time.time()) + 2
+            bad, note = self.vs_ref(im, q, (s,) + sr, (r,) + rr, ["-fy"],
+                                    d, lo, hi)
+            self.result(not bad, im, "damage-%s-stop" % name,
+                        "; ".join(bad) if bad else
+                        "= e2fsprogs -fy (exit %s)%s" % (rr[0], note))
+            for f in (r, s, q):
+                os.unlink(f)
 
     def one_damage(self, im, path, d, base, name, txn, kind, off, rule, rnd):
         jbs = sorted(b for b, k in txn["blocks"].items() if k == kind)
@@ -1008,7 +1301,19 @@ def main(argv):
               c.npass, c.nfail, c.nskip, c.nxfail, c.nxpass))
     for f in c.fails:
         print("  failed: " + f)
-    return 1 if c.nfail else 0
+    for n in c.linux_refused:
+        print("  Linux refused to mount %s (doc/policy.md: an INODE record "
+              "of a file unlinked while open)" % n)
+    for n in c.linux_fn:
+        print("  e2fsprogs -fn after Linux's replay (doc/policy.md): " + n)
+    for n in c.linux_wrong:
+        print("  Linux differs where allowed (doc/policy.md; tree "
+              "shape): " + n)
+    for n in c.xpassed:
+        print("  passed, but listed as pending: " + n)
+    # a pending check that passes is a line to remove (or a pattern to
+    # narrow): it fails the run, so that no XPASS goes unseen
+    return 1 if c.nfail or c.nxpass else 0
 
 
 if __name__ == "__main__":

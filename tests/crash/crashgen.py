@@ -74,10 +74,16 @@ CONFIGS = {
     # not in the corpus by default: issue 21 item 12's directory growth
     "fcdir":  (4096, 8192, "64bit,metadata_csum,fast_commit", 2048,
                "commit=30", "fcdir", 900, (200, 850)),
+    # make check-crash-host's fast-commit mix (issue 33): every record
+    "fcmix":  (4096, 8192, "64bit,metadata_csum,fast_commit", 2048,
+               "commit=30", "fcmix", 400, (40, 380)),
+    "fcmix1k": (1024, 32768, "64bit,metadata_csum,fast_commit", 4096,
+                "commit=30", "fcmix", 400, (40, 380)),
 }
 
 # the configurations of the corpus (make check-crash): all but fcdir
-CORPUS = [n for n in CONFIGS if n != "fcdir"]
+# and the fast-commit mixes (make check-crash-host)
+CORPUS = [n for n in CONFIGS if n not in ("fcdir", "fcmix", "fcmix1k")]
 
 FS_UUID = "5eed0000-c4a5-4000-8000-00000000%04x"
 FAKE_TIME = "1764000000"       # mke2fs' clock: 2025-11-24

@@ -18,6 +18,10 @@ chose.  KIND picks the mix:
   fcdir   creates (long names) and small appends, each fsynced, in a few
           directories that grow past one block between full commits:
           fast commits that add names to a directory that has to grow
+  fcmix   every fast-commit record: fsynced creates (long names in a few
+          directories, which grow), appends, sparse writes, truncates,
+          fallocate, hard links, renames, symlinks, mkdir, unlinks, and
+          files unlinked while open then written and fsynced
 """
 
 import os
@@ -40,7 +44,7 @@ class Work:
         self.kind = kind
         self.files = []
         self.dirs = [root]
-        if kind == "fcdir":
+        if kind in ("fcdir", "fcmix"):
             for i in range(2):
                 d = os.path.join(root, "big%d" % i)
                 os.mkdir(d)
@@ -56,7 +60,7 @@ class Work:
 
     def size(self):
         big = 256 if self.kind == "heavy" else 64
-        if self.kind in ("fsync", "fcdir"):
+        if self.kind in ("fsync", "fcdir", "fcmix"):
             big = 8
         return self.rnd.choice([0, 100, 1000, 4096, 5000, 20000,
                                 big * 1024])
@@ -70,14 +74,24 @@ class Work:
         finally:
             os.close(fd)
 
+    FSYNCED = ("fsync", "fcdir", "fcmix")
+
+    def fsync_path(self, p):
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
     def op_create(self):
         p = self.name()
-        if self.kind == "fcdir":
+        if self.kind in ("fcdir", "fcmix") and \
+                (self.kind == "fcdir" or self.rnd.random() < 0.5):
             p = os.path.join(self.rnd.choice(self.dirs[:3]),
                              "n%06d-%s" % (self.serial, "x" * 40))
         self.write(p, text(self.rnd, self.size()),
                    os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-                   self.kind in ("fsync", "fcdir") or
+                   self.kind in self.FSYNCED or
                    self.rnd.random() < 0.15)
         self.files.append(p)
 
@@ -85,7 +99,7 @@ class Work:
         if not self.files:
             return self.op_create()
         p = self.rnd.choice(self.files)
-        fsy = self.kind in ("fsync", "fcdir")
+        fsy = self.kind in self.FSYNCED
         n = self.rnd.choice([10, 200, 3000]) if fsy else self.size()
         self.write(p, text(self.rnd, n), os.O_WRONLY | os.O_APPEND,
                    fsy or self.rnd.random() < 0.2)
@@ -155,6 +169,84 @@ class Work:
         d = self.name()
         os.mkdir(d)
         self.dirs.append(d)
+        if self.kind == "fcmix":
+            self.fsync_path(d)
+
+    # fcmix: each operation fsynced, so that it becomes a fast commit
+    def op_frename(self):
+        self.op_rename()
+        if self.files:
+            self.fsync_path(self.files[-1] if self.rnd.random() < 0.5
+                            else self.rnd.choice(self.files))
+
+    def op_flink(self):
+        self.op_link()
+        if self.files:
+            self.fsync_path(self.files[-1])
+
+    def op_funlink(self):
+        if not self.files:
+            return
+        p = self.files.pop(self.rnd.randrange(len(self.files)))
+        os.unlink(p)
+        self.fsync_path(os.path.dirname(p))
+
+    def op_symlink(self):
+        if not self.files:
+            return
+        q = self.name()
+        os.symlink(os.path.basename(self.rnd.choice(self.files)), q)
+        self.fsync_path(os.path.dirname(q))
+
+    def op_ftruncate(self):
+        if not self.files:
+            return
+        p = self.rnd.choice(self.files)
+        fd = os.open(p, os.O_RDWR)
+        try:
+            os.ftruncate(fd, self.rnd.choice([0, 1, 4095, 4096, 10000,
+                                              70000]))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def op_fallocate(self):
+        if not self.files:
+            return
+        p = self.rnd.choice(self.files)
+        fd = os.open(p, os.O_RDWR)
+        try:
+            os.posix_fallocate(fd, self.rnd.randrange(0, 64) * 4096,
+                               self.rnd.choice([4096, 8192, 65536]))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def op_sparse(self):
+        if not self.files:
+            return
+        p = self.rnd.choice(self.files)
+        fd = os.open(p, os.O_WRONLY)
+        try:
+            os.pwrite(fd, text(self.rnd, 3000),
+                      self.rnd.randrange(0, 400000))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def op_openunlink(self):
+        # unlinked while open, then written and fsynced: an INODE record
+        # of an inode with no links (an orphan)
+        p = self.name()
+        fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+        os.write(fd, text(self.rnd, self.rnd.choice([100, 5000])))
+        os.fsync(fd)
+        os.unlink(p)
+        os.write(fd, text(self.rnd, 3000))
+        os.fsync(fd)
+        self.keep_open.append(fd)
+        if len(self.keep_open) > 4:
+            os.close(self.keep_open.pop(0))
 
     def op_tree(self):
         t = self.name(self.root)
@@ -192,6 +284,10 @@ class Work:
                   ("mkdir", 2), ("tree", 8), ("rmtree", 6), ("sync", 1)],
         "fcdir": [("create", 30), ("append", 6), ("fsync_dir", 2),
                   ("unlink", 1)],
+        "fcmix": [("create", 20), ("append", 14), ("sparse", 4),
+                  ("ftruncate", 4), ("fallocate", 4), ("flink", 4),
+                  ("frename", 5), ("symlink", 4), ("mkdir", 2),
+                  ("funlink", 4), ("openunlink", 2), ("fsync_dir", 2)],
         "fsync": [("create", 12), ("append", 30), ("rename", 4),
                   ("unlink", 4), ("link", 3), ("truncate", 4),
                   ("xattr", 6), ("mkdir", 2), ("fsync_dir", 4),

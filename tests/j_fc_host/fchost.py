@@ -28,7 +28,6 @@ import glob
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 
@@ -36,7 +35,8 @@ T = os.environ["T"]
 TOP = os.environ.get("top_srcdir", os.path.join(T, "..", ".."))
 BUILD = os.environ.get("top_builddir", TOP)
 sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
-import jfmt  # noqa: E402
+sys.path.insert(0, os.path.join(TOP, "tests", "crash"))
+import fccompare  # noqa: E402  (shared with crashcheck.py)
 
 EJ = os.path.join(BUILD, "misc", "e2journal")
 REF = os.environ.get("E2FSCK_REF", "/sbin/e2fsck")
@@ -69,79 +69,20 @@ def unxz(src, dst):
 
 def fc_records(img):
     """The records of the verified fast commits: (tag, value)."""
-    if os.path.exists("jnl.bin"):
-        os.unlink("jnl.bin")
-    # catastrophic mode: the crash image's bitmaps may fail their sums
-    run([DEBUGFS, "-c", "-R", "dump <8> jnl.bin", img])
-    d = open("jnl.bin", "rb").read()
-    bs, maxlen = struct.unpack(">II", d[12:20])
-    BS[0] = bs
-    nfc = struct.unpack(">I", d[0x54:0x58])[0] or 256
-    area = d[(maxlen - nfc + 1) * bs:maxlen * bs]
-    tag, ln = struct.unpack("<HH", area[:4])
-    if tag != 9:
-        return None, []
-    tid = struct.unpack("<I", area[8:12])[0]
-    out, cur, crc, pos = [], [], 0, 0
-    while pos + 4 <= len(area):
-        if pos % bs + 4 > bs:
-            pos += bs - pos % bs
-            continue
-        tag, ln = struct.unpack("<HH", area[pos:pos + 4])
-        if tag < 1 or tag > 9 or pos % bs + 4 + ln > bs:
-            break
-        if tag == 8:
-            crc = jfmt.crc32c(crc, area[pos:pos + 8])
-            t, c = struct.unpack("<II", area[pos + 4:pos + 12])
-            if t != tid or c != crc:
-                break
-            out += cur
-            cur, crc = [], 0
-            pos += 4 + ln
-            continue
-        crc = jfmt.crc32c(crc, area[pos:pos + 4 + ln])
-        cur.append((tag, area[pos + 4:pos + 4 + ln]))
-        pos += 4 + ln
-    return tid, out
+    tid, BS[0], recs = fccompare.records(img)
+    return tid, recs
 
 
 def stat(img, ino):
-    rc, out = run([DEBUGFS, "-R", "stat <%d>" % ino, img])
-    f = {}
-    m = re.search(r"Type: (\S+)\s+Mode:\s+(\d+)", out)
-    f["type"] = m and m.groups()
-    m = re.search(r"Size: (\d+)", out)
-    f["size"] = m and m.group(1)
-    m = re.search(r"Links: (\d+)\s+Blockcount: (\d+)", out)
-    f["links"] = m and m.group(1)
-    f["iblocks"] = m and int(m.group(2))
-    m = re.search(r"EXTENTS:\n(.*)", out)
-    f["map"] = m.group(1).strip() if m else ""
-    m = re.search(r"BLOCKS:\n(.*)", out)
-    if m:
-        f["map"] = m.group(1).strip()
-    return f
+    return fccompare.stat(img, ino)
 
 
 def mapped(f):
-    """Blocks the map names (data and tree), as 512-byte sectors."""
-    n = 0
-    for part in f["map"].split(","):
-        m = re.search(r":(\d+)(?:-(\d+))?$", part.strip())
-        if m:
-            a = int(m.group(1))
-            b = int(m.group(2) or a)
-            n += b - a + 1
-    return n * BS[0] // 512
+    return fccompare.mapped(f, BS[0])
 
 
 def lookup(img, parent, name):
-    rc, out = run([DEBUGFS, "-R", "ls -l <%d>" % parent, img])
-    for line in out.splitlines():
-        w = line.split()
-        if len(w) >= 2 and w[-1] == name:
-            return int(w[0])
-    return 0
+    return fccompare.lookup(img, parent, name)
 
 
 def masked(img):
@@ -224,41 +165,17 @@ def one(base):
     rc, out = run([REF, "-fn", ours])
     result(rc == 0, "%s: e2fsck -fn clean after ours" % name, out)
 
-    inos, names = set(), []
-    for tag, v in recs:
-        if tag in (1, 2, 6):
-            inos.add(struct.unpack("<I", v[:4])[0])
-        elif tag in (3, 4, 5):
-            p, i = struct.unpack("<II", v[:8])
-            names.append((tag, p, v[8:].decode("latin-1"), i))
-    for i in sorted(inos):
-        f = stat(ours, i)
-        if f["type"] and f["links"] != "0":
-            result(f["iblocks"] == mapped(f),
-                   "%s: inode %d: i_blocks %d counted from its map" %
-                   (name, i, f["iblocks"]), str(f))
+    for ok, what, why in fccompare.iblocks_from_map(ours, recs, BS[0]):
+        result(ok, "%s: %s" % (name, what), why)
     if not os.path.exists(base + ".linux.img.xz"):
         why = open(base + ".linux.failed").read().strip()
         print("%s: no Linux replay to compare with (%s)" % (name, why))
         return
     unxz(base + ".linux.img.xz", "linux.img")
-    for i in sorted(inos):
-        a, b = stat(ours, i), stat("linux.img", i)
-        if a["links"] == "0" and b["links"] == "0":
-            # deleted in both (an orphan released): Linux truncates
-            # it, e2fsck only frees its blocks and inode
-            result(True, "%s: inode %d deleted in both" % (name, i))
-            continue
-        if b["iblocks"] != a["iblocks"] and b["iblocks"] != mapped(b):
-            print("%s: inode %d: Linux's i_blocks %d, its map says %d" %
-                  (name, i, b["iblocks"], mapped(b)))
-            b["iblocks"] = a["iblocks"]
-        result(a == b, "%s: inode %d as Linux replays it" % (name, i),
-               "ours %s\nLinux %s" % (a, b))
-    for tag, p, n, i in names:
-        a, b = lookup(ours, p, n), lookup("linux.img", p, n)
-        result(a == b, "%s: name %d/%s as Linux replays it (%d)" %
-               (name, p, n, a), "ours %d, Linux %d" % (a, b))
+    for ok, what, why in fccompare.compare(ours, "linux.img", recs, BS[0]):
+        if "; " in what:
+            print("%s: %s" % (name, what))
+        result(ok, "%s: %s" % (name, what), why)
 
 
 def main():
