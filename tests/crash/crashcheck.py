@@ -992,21 +992,27 @@ class Checker:
                             "-fn clean" % len(im.logged))
                 for f in (t, u):
                     os.unlink(f)
-            lo = int(time.time()) - 2
-            r, s = os.path.join(d, "dmg-%s-ref.img" % name), \
-                os.path.join(d, "dmg-%s-stop.img" % name)
-            copy(q, r)
-            copy(q, s)
-            rr = self.fsck(REF, r, ["-fy"], d)
-            sr = self.fsck(OURS, s, ["-fy", "-E", "journal_policy=stop"], d)
-            hi = int(time.time()) + 2
-            bad, note = self.vs_ref(im, q, (s,) + sr, (r,) + rr, ["-fy"],
-                                    d, lo, hi)
-            self.result(not bad, im, "damage-%s-stop" % name,
-                        "; ".join(bad) if bad else
-                        "= e2fsprogs -fy (exit %s)%s" % (rr[0], note))
+            r, s = self.damage_stop(im, q, d, name)
             for f in (r, s, q):
                 os.unlink(f)
+
+    def damage_stop(self, im, q, d, name):
+        """stop on the damaged copy @q: ours equals e2fsprogs -fy.  Returns
+        the two replayed copies (e2fsprogs', ours)."""
+        lo = int(time.time()) - 2
+        r, s = os.path.join(d, "dmg-%s-ref.img" % name), \
+            os.path.join(d, "dmg-%s-stop.img" % name)
+        copy(q, r)
+        copy(q, s)
+        rr = self.fsck(REF, r, ["-fy"], d)
+        sr = self.fsck(OURS, s, ["-fy", "-E", "journal_policy=stop"], d)
+        hi = int(time.time()) + 2
+        bad, note = self.vs_ref(im, q, (s,) + sr, (r,) + rr, ["-fy"], d,
+                                lo, hi)
+        self.result(not bad, im, "damage-%s-stop" % name,
+                    "; ".join(bad) if bad else
+                    "= e2fsprogs -fy (exit %s)%s" % (rr[0], note))
+        return r, s
 
     def one_damage(self, im, path, d, base, name, txn, kind, off, rule, rnd):
         jbs = sorted(b for b, k in txn["blocks"].items() if k == kind)
@@ -1117,20 +1123,7 @@ class Checker:
                        ", ".join(diff))
         self.result(not bad, im, "damage-%s-replay-all" % name,
                     "; ".join(bad) if bad else "%s (%s)" % (why, where))
-        # stop: ours equals e2fsprogs
-        lo = int(time.time()) - 2
-        r, s = os.path.join(d, "dmg-%s-ref.img" % name), \
-            os.path.join(d, "dmg-%s-stop.img" % name)
-        copy(q, r)
-        copy(q, s)
-        rr = self.fsck(REF, r, ["-fy"], d)
-        sr = self.fsck(OURS, s, ["-fy", "-E", "journal_policy=stop"], d)
-        hi = int(time.time()) + 2
-        bad, note = self.vs_ref(im, q, (s,) + sr, (r,) + rr, ["-fy"], d,
-                                lo, hi)
-        self.result(not bad, im, "damage-%s-stop" % name,
-                    "; ".join(bad) if bad else
-                    "= e2fsprogs -fy (exit %s)%s" % (rr[0], note))
+        r, s = self.damage_stop(im, q, d, name)
         self.kbytes(im, "damage-%s-stop" % name, s, r)
         # refuse: flagged damage leaves the image untouched, exit 4
         if rule in ("flag", "data", "descr", "revoke"):
