@@ -269,6 +269,15 @@ def missing_steps(kver):
                 os.path.join(SERIES, step, op[2]), kver))]
 
 
+def pristine_repo(kver, tmp, tarball, gittree):
+    """A scratch git repository under TMP holding the pristine files."""
+    repo = os.path.join(tmp, "linux")
+    os.makedirs(repo)
+    git(repo, "init", "-q")
+    pristine_files(kver, repo, tarball, gittree)
+    return repo
+
+
 def extract(kver, tarball, gittree):
     """Apply the committed patches-KVER/ to the pristine files and write
     each step's intermediate files as that step leaves them."""
@@ -279,10 +288,7 @@ def extract(kver, tarball, gittree):
             % (kver, len(names), len(steps())))
     tmp = tempfile.mkdtemp(prefix="mkseries-extract.")
     try:
-        repo = os.path.join(tmp, "linux")
-        os.makedirs(repo)
-        git(repo, "init", "-q")
-        pristine_files(kver, repo, tarball, gittree)
+        repo = pristine_repo(kver, tmp, tarball, gittree)
         for n, step in zip(names, steps()):
             git(repo, "apply", "--whitespace=nowarn", os.path.join(pdir, n))
             for op in step_ops(step):
@@ -298,10 +304,7 @@ def generate(kver, outdir, tarball, gittree):
         extract(kver, tarball, gittree)
     tmp = tempfile.mkdtemp(prefix="mkseries.")
     try:
-        repo = os.path.join(tmp, "linux")
-        os.makedirs(repo)
-        git(repo, "init", "-q")
-        pristine_files(kver, repo, tarball, gittree)
+        repo = pristine_repo(kver, tmp, tarball, gittree)
         ident = {"GIT_AUTHOR_NAME": AUTHOR.split(" <")[0],
                  "GIT_AUTHOR_EMAIL": AUTHOR.split("<")[1].rstrip(">"),
                  "GIT_COMMITTER_NAME": AUTHOR.split(" <")[0],
