@@ -22,15 +22,18 @@
 #    (mount, unmount, power off), then checks each result with dumpe2fs
 #    and the host's e2fsck -fn.
 #
-# Expected: the pristine kernel refuses fc-6 (an INODE of a file
-# unlinked while open) and both -torn1 images (the first fast commit's
-# crc spoiled), "JBD2: recovery failed"; the patched one mounts all six,
-# leaves no needs_recovery, its fc-6 and -torn1 results are clean for
-# e2fsck -fn, and each -torn1 result equals the pristine kernel's result
-# on the -stale copy of the same image (the full commits alone) in
-# every block but for the mount's clock (cmpimg.py).  fcdir-1 and the
-# -stale copies are controls that both kernels mount alike; p1 mounts
-# fc-6 and still refuses the -torn1 images.
+# Expected: the pristine kernel refuses fc-6, fcmix-7 and fcmix-8 (an
+# INODE of a file unlinked while open) and the three -torn1 images (the
+# first fast commit's crc spoiled), "JBD2: journal recovery failed"; p1
+# (patch 1 alone) mounts the first three and still refuses the -torn1
+# ones; the patched kernel mounts all ten, leaves no needs_recovery,
+# e2fsck -fn finds its results clean (but fcdir-1, where Linux's own
+# short i_blocks shows after both kernels alike), the inodes left with
+# no link are free, each -torn1 result equals the pristine kernel's on
+# the -stale copy (the full commits alone) block for block but for the
+# mount's clock (cmpimg.py), the -stale and fcdir-1 results equal the
+# pristine kernel's, and, with BUILDDIR's e2fsck built, the fast
+# commits' inodes and names equal our own replay's.
 # The last line is `check-kernel-fc: N passed, M failed`; exit 0 when
 # nothing failed, 77 when the kernel source or UML's user space is not
 # available (0 under CI=true or E2J_ALLOW_SKIP=1).
@@ -277,8 +280,14 @@ boot() {	# boot KERNEL IMAGE LOG: mount IMAGE as ubda, unmount, power off
 	sed -i 's/\r$//' "$blog"
 }
 
-names="fc-6 fc-6-torn1 fc-6-stale fcdir-1 fcdir-1-torn1 fcdir-1-stale"
+# bug1: an INODE with no link; torn: the first fast commit fails;
+# control: what Linux mounts already
+bug1="fc-6 fcmix-7 fcmix-8"
+torn="fc-6-torn1 fcdir-1-torn1 fcmix-8-torn1"
+control="fcdir-1 fc-6-stale fcdir-1-stale fcmix-8-stale"
+names="$bug1 $torn $control"
 step_t=$(now)
+nboots=0
 declare -A mounted fn
 for k in $kernels; do
 	run=$cache/run-$k
@@ -287,6 +296,7 @@ for k in $kernels; do
 	for n in $names; do
 		cp "$imgs/$n.img" "$run/$n.img"
 		boot "$cache/linux-$k" "$run/$n.img" "$run/$n.log"
+		nboots=$((nboots + 1))
 		if grep -q '^@@ unmounted' "$run/$n.log"; then
 			mounted[$k.$n]=yes
 		else
@@ -300,7 +310,7 @@ for k in $kernels; do
 			"${fn[$k.$n]}: ${msgs%;}"
 	done
 done
-log "check-kernel-fc: $(( 6 * 3 )) boots $(( $(now) - step_t )) s"
+log "check-kernel-fc: $nboots boots $(( $(now) - step_t )) s"
 
 expect_mount() {	# expect_mount KERNEL NAME yes|no WHY
 	if [[ ${mounted[$1.$2]} == "$3" ]]; then
@@ -310,27 +320,26 @@ expect_mount() {	# expect_mount KERNEL NAME yes|no WHY
 	fi
 }
 
-expect_mount stock fc-6 no "INODE of inode 41, no links: JBD2: recovery failed"
-expect_mount stock fc-6-torn1 no "first fast commit fails its crc"
-expect_mount stock fcdir-1-torn1 no "first fast commit fails its crc"
-for n in fc-6-stale fcdir-1 fcdir-1-stale; do
-	expect_mount stock "$n" yes control
+for n in $bug1; do
+	expect_mount stock "$n" no "INODE of inode $(paste -sd, "$imgs/$n.unlinked"), no link"
+	expect_mount p1 "$n" yes "patch 1"
 done
-expect_mount p1 fc-6 yes "patch 1 alone"
-for n in fc-6-torn1 fcdir-1-torn1; do
+for n in $torn; do
+	expect_mount stock "$n" no "the first fast commit fails its crc"
 	expect_mount p1 "$n" no "patch 1 alone: the torn first fast commit still refused"
 done
-for n in fc-6-stale fcdir-1 fcdir-1-stale; do
+for n in $control; do
+	expect_mount stock "$n" yes control
 	expect_mount p1 "$n" yes "patch 1 alone: control"
 done
 for n in $names; do
 	expect_mount fc "$n" yes patched
-	img=$cache/run-fc/$n.img
-	if dumpe2fs -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*needs_recovery'; then
+	if dumpe2fs -h "$cache/run-fc/$n.img" 2>/dev/null |
+			grep -q '^Filesystem features:.*needs_recovery'; then
 		fail "fc $n: needs_recovery left after the mount"
 	fi
-done
-for n in fc-6 fc-6-torn1 fcdir-1-torn1 fc-6-stale fcdir-1-stale; do
+	# fcdir-1: below
+	[[ $n == fcdir-1 ]] && continue
 	if [[ ${fn[fc.$n]} -eq 0 ]]; then
 		pass "fc $n: e2fsck -fn clean after the patched kernel's mount"
 	else
@@ -338,13 +347,21 @@ for n in fc-6 fc-6-torn1 fcdir-1-torn1 fc-6-stale fcdir-1-stale; do
 			"kernel's mount ($cache/run-fc/$n.fn)"
 	fi
 done
-if grep -q 'Deleted inode 41\|Inode 41' "$cache/run-fc/fc-6.fn"; then
-	fail "fc fc-6: e2fsck -fn names inode 41"
-elif ! grep -q 'orphan inode deleted' "$cache/run-fc/fc-6.log"; then
-	fail "fc fc-6: orphan cleanup released nothing"
-else
-	pass "fc fc-6: orphan cleanup released the unlinked inode at mount"
-fi
+# Each inode an INODE record leaves with no link is free after the
+# patched kernel's mount: released by the replay of the UNLINK before it
+# or by orphan cleanup.
+for n in $bug1; do
+	inuse=""
+	while read -r i; do
+		debugfs -R "testi <$i>" "$cache/run-fc/$n.img" 2>/dev/null |
+			grep -q 'is not in use' || inuse+=" $i"
+	done <"$imgs/$n.unlinked"
+	if [[ -z $inuse ]]; then
+		pass "fc $n: inode $(paste -sd, "$imgs/$n.unlinked") free after the mount"
+	else
+		fail "fc $n: inode$inuse still in use after the mount"
+	fi
+done
 # fcdir-1: Linux's own fast-commit replay leaves a grown directory's
 # i_blocks short (doc/testing.md): e2fsck -fn finds it after both
 # kernels, unchanged by the patches.
@@ -366,7 +383,8 @@ same() {	# same A B WHAT
 		fail "$3: differ in blocks ${d:0:80}"
 	fi
 }
-for b in fc-6 fcdir-1; do
+for t in $torn; do
+	b=${t%-torn1}
 	same "$cache/run-fc/$b-torn1.img" "$cache/run-stock/$b-stale.img" \
 		"$b-torn1 (patched) = $b-stale (pristine): the full commits alone"
 	same "$cache/run-fc/$b-stale.img" "$cache/run-stock/$b-stale.img" \
@@ -381,7 +399,7 @@ same "$cache/run-fc/fcdir-1.img" "$cache/run-stock/fcdir-1.img" \
 ours=$builddir/e2fsck/e2fsck
 if [[ -x $ours ]]; then
 	mkdir -p "$cache/run-ours"
-	for n in fc-6 fcdir-1; do
+	for n in $bug1 fcdir-1; do
 		cp "$imgs/$n.img" "$cache/run-ours/$n.img"
 		"$ours" -p -E journal_only,journal_policy=replay-all \
 			"$cache/run-ours/$n.img" >"$cache/run-ours/$n.log" 2>&1

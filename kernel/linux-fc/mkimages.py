@@ -4,28 +4,34 @@
 
 Usage: mkimages.py OUTDIR
 
-Writes into OUTDIR, from the two crash images tests/j_crash_fc keeps
-(written by Linux 6.1 under User-Mode Linux, make check-crash's `fc`
-configuration):
+Crash images written by Linux itself, as they are, and damaged copies:
 
-  fc-6.img          as written: its live fast commits log an INODE of
-                    inode 41, unlinked while open (no link, on the
-                    orphan list): Linux's replay fails on it
-  fcdir-1.img       as written: live fast commits Linux replays (the
-                    control: both kernels mount it)
-  fc-6-torn1.img    fc-6 with the crc in the TAIL of its first fast
-  fcdir-1-torn1.img commit spoiled (one byte), as a power cut while the
-                    first fast commit after a full commit was written
-                    leaves it: never acknowledged
-  fc-6-stale.img    the same two with the tid in HEAD one older: what a
-  fcdir-1-stale.img full commit after fast commits leaves, which Linux
-                    already passes over quietly (the full commits
-                    alone are replayed): the reference for -torn1
-  NAME.area         the filesystem blocks of NAME's fast-commit area,
-                    one a line (the damaged block lies there)
+  fc-6.img, fcdir-1.img   tests/j_crash_fc's, written by Linux 6.1 under
+                          User-Mode Linux (make check-crash, `fc`
+                          configuration, seeds 6 and 1)
+  fcmix-7.img, fcmix-8.img  images/ here, written by Linux 6.18.44
+                          through loop mounts (make check-crash-host's
+                          hostgen.py, `fcmix` configuration, seeds 7
+                          and 8; the .json beside each says how)
 
-and prints one line per image: name, the tid of the area's HEAD, the
-number of verified fast commits, and what was changed.
+fc-6, fcmix-7 and fcmix-8 hold an INODE record of a file unlinked while
+open (no link): Linux's replay fails on them.  fcdir-1's fast commits
+grow a directory, which Linux replays: the control.  For fc-6, fcdir-1
+and fcmix-8 it also writes
+
+  NAME-torn1.img   the crc in the TAIL of the first fast commit spoiled
+                   (one byte), as a power cut while the first fast
+                   commit after a full commit was written leaves it:
+                   never acknowledged
+  NAME-stale.img   the tid in HEAD one older: what a full commit after
+                   fast commits leaves, which Linux already passes over
+                   quietly (the full commits alone are replayed): the
+                   reference for NAME-torn1
+
+and for each image as written NAME.unlinked, the inodes its INODE
+records leave with no link, one a line.  Prints one line per image:
+name, the tid of the area's HEAD, the number of verified fast commits,
+and what was changed.
 """
 
 import os
@@ -41,12 +47,17 @@ sys.path.insert(0, os.path.join(TOP, "tests", "crash"))
 import crashgen  # noqa: E402
 import fccompare  # noqa: E402
 
-SRC = os.path.join(TOP, "tests", "j_crash_fc")
+SRC = {"fc-6": os.path.join(TOP, "tests", "j_crash_fc"),
+       "fcdir-1": os.path.join(TOP, "tests", "j_crash_fc"),
+       "fcmix-7": os.path.join(HERE, "images"),
+       "fcmix-8": os.path.join(HERE, "images")}
+DAMAGED = ("fc-6", "fcdir-1", "fcmix-8")
 
 
 def unxz(name, dst):
     with open(dst, "wb") as out:
-        subprocess.run(["xz", "-dc", os.path.join(SRC, name + ".img.xz")],
+        subprocess.run(["xz", "-dc", os.path.join(SRC[name],
+                                                  name + ".img.xz")],
                        stdout=out, check=True)
 
 
@@ -77,24 +88,25 @@ def stale_head(img):
     return jb
 
 
-def area_blocks(img):
-    j, _ = crashgen.journal_of(img)
-    return [j.phys(b) for b in range(j.jsb.last + 1, j.jsb.maxlen)]
-
-
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write(__doc__)
         return 2
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name in ("fc-6", "fcdir-1"):
+    for name in sorted(SRC):
         img = os.path.join(out, name + ".img")
         unxz(name, img)
         tails = []
-        tid, _, _ = fccompare.records(img, tails)
-        print("%s.img: HEAD tid %s, %d verified fast commits, as written"
-              % (name, tid, len(tails)))
+        tid, _, recs = fccompare.records(img, tails)
+        dead = sorted(fccompare.unlinked_inode_records(recs))
+        with open(os.path.join(out, name + ".unlinked"), "w") as f:
+            f.write("".join("%d\n" % i for i in dead))
+        print("%s.img: HEAD tid %s, %d verified fast commits, as written%s"
+              % (name, tid, len(tails), "; INODE with no link: inode %s" %
+                 ", ".join(map(str, dead)) if dead else ""))
+        if name not in DAMAGED:
+            continue
         torn = os.path.join(out, name + "-torn1.img")
         shutil.copyfile(img, torn)
         jb, off, n = spoil_first_tail(torn)
@@ -109,8 +121,6 @@ def main():
         tid, _, _ = fccompare.records(stale, [])
         print("%s-stale.img: HEAD tid %s (journal block %d), one older "
               "than the log expects" % (name, tid, jb))
-        with open(os.path.join(out, name + ".area"), "w") as f:
-            f.write("".join("%d\n" % b for b in area_blocks(img)))
     return 0
 
 
