@@ -473,26 +473,9 @@ static void write_usage(FILE *f)
 		"                           revoke=LIST           revoke blocks\n"
 		"                           time=SEC              commit time\n"
 		"                           nocommit              no commit block\n"
-		"      --fc SPEC          one fast commit (repeat for more), after\n"
-		"                         the transactions, in the fast-commit\n"
-		"                         area; items separated by ';':\n"
-		"                           add_range=INO,LBLK,LEN,PBLK[,unwritten]\n"
-		"                           del_range=INO,LBLK,LEN\n"
-		"                           create=DIR,INO,NAME  link=DIR,INO,NAME\n"
-		"                           unlink=DIR,INO,NAME\n"
-		"                           inode=INO[,FIELD=VALUE]...  the inode\n"
-		"                             as the image has it, fields changed\n"
-		"                           pad=LEN  raw=TAG,HEX  (any record)\n"
-		"                           tail=TID  bad-crc  notail\n"
-		"      --fc-head SPEC     the area's HEAD: tid=N;features=N, or\n"
-		"                         none (default: the tid of the fast\n"
-		"                         commits, features 0)\n"
 		"  -f, --spec FILE        transactions from FILE, one directive a\n"
 		"                         line: txn [ITEMS], block LIST SOURCE,\n"
-		"                         revoke LIST, time SEC, commit, nocommit;\n"
-		"                         fc [SPEC], a record a line (link DIR INO\n"
-		"                         NAME, ...), then tail [TID] [bad-crc] or\n"
-		"                         notail; fc_head [tid=N] [features=N|none]\n"
+		"                         revoke LIST, time SEC, commit, nocommit\n"
 		"  -L, --layout FILE      save the layout here (default\n"
 		"                         IMAGE.layout; a device needs -L)\n"
 		"      --no-layout        do not save it\n"
@@ -506,6 +489,7 @@ static void write_usage(FILE *f)
 		"escaped block), file:PATH (the n-th block of LIST gets the n-th\n"
 		"block of PATH; a bare PATH too) or image:PATH (block N gets\n"
 		"block N of the image PATH).\n", ej_prog, ej_prog);
+	ejw_fc_usage(f);
 }
 
 /* Physical blocks of the internal journal inode, sorted. */

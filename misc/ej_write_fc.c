@@ -70,6 +70,35 @@ struct ejw_fc {
 	__u32			tid;
 };
 
+void ejw_fc_usage(FILE *f)
+{
+	fprintf(f,
+		"\nFast commits, written after the transactions into the\n"
+		"fast-commit area (the filesystem needs fast_commit; the journal\n"
+		"gets the feature), for the transaction after the last one:\n"
+		"      --fc SPEC          one fast commit (repeat for more); items\n"
+		"                         separated by ';':\n"
+		"                           add_range=INO,LBLK,LEN,PBLK[,unwritten]\n"
+		"                           del_range=INO,LBLK,LEN\n"
+		"                           create=DIR,INO,NAME  link=DIR,INO,NAME\n"
+		"                           unlink=DIR,INO,NAME\n"
+		"                           inode=INO[,FIELD=VALUE]...  the inode as\n"
+		"                             the image holds it, FIELDs (mode, uid,\n"
+		"                             gid, size, atime, ctime, mtime, dtime,\n"
+		"                             links_count, blocks, flags, generation,\n"
+		"                             extra_isize) changed\n"
+		"                           pad=LEN, raw=TAG,HEX  any record\n"
+		"                           tail=TID   the TAIL's tid\n"
+		"                           bad-crc    a TAIL crc that fails\n"
+		"                           notail     no TAIL (a torn fast commit)\n"
+		"      --fc-head SPEC     the area's HEAD: tid=N;features=N, or none\n"
+		"                         (default: the fast commits' tid, 0)\n"
+		"In a --spec file: \"fc\", then a record a line (\"link DIR INO\n"
+		"NAME\", \"inode INO links_count=2\", ...), then \"tail [TID]\n"
+		"[bad-crc]\" or \"notail\"; \"fc_head [tid=N] [features=N] [none]\".\n"
+		"With -v every record is listed with its journal block and byte.\n");
+}
+
 static struct ejw_fc *fc_get(struct ejw_fc **fc)
 {
 	if (!*fc)

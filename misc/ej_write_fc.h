@@ -14,6 +14,9 @@
 
 struct ejw_fc;
 
+/* The fast-commit part of "write --help". */
+void ejw_fc_usage(FILE *f);
+
 /* --fc SPEC: one more fast commit; -1 (said why) when SPEC is wrong. */
 int ejw_fc_option(struct ejw_fc **fc, const char *spec);
 /* --fc-head SPEC */
