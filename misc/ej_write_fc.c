@@ -322,9 +322,10 @@ int ejw_fc_option(struct ejw_fc **fc, const char *spec)
 {
 	struct fc_one *o;
 
-	if (!fc_get(fc) || !(o = fc_new(*fc)))
+	if (!fc_get(fc))
 		return -1;
-	return fc_string(o, spec);
+	o = fc_new(*fc);
+	return o ? fc_string(o, spec) : -1;
 }
 
 static int head_item(struct ejw_fc *fc, char *item)
@@ -363,9 +364,12 @@ int ejw_fc_head_option(struct ejw_fc **fc, const char *spec)
 	char *copy, *item, *save = NULL;
 	int err = 0;
 
-	if (!fc_get(fc) || !(copy = strdup(spec)))
+	if (!fc_get(fc))
 		return -1;
-	fc_get(fc)->head_given = 1;
+	copy = strdup(spec);
+	if (!copy)
+		return -1;
+	(*fc)->head_given = 1;
 	for (item = strtok_r(copy, ";", &save); item && !err;
 	     item = strtok_r(NULL, ";", &save)) {
 		err = head_item(*fc, item);
@@ -417,7 +421,10 @@ int ejw_fc_spec_line(struct ejw_fc **fc, char **w, int n)
 		return 1;
 	}
 	if (!strcmp(w[0], "fc")) {
-		if (!fc_get(fc) || (*fc)->open || !(o = fc_new(*fc)))
+		if (!fc_get(fc) || (*fc)->open)
+			return -1;
+		o = fc_new(*fc);
+		if (!o)
 			return -1;
 		(*fc)->open = 1;
 		for (i = 1; i < n; i++)
@@ -500,22 +507,49 @@ static void set_field(struct ext2_inode_large *in, int id,
 		      unsigned long long v)
 {
 	switch (id) {
-	case IF_MODE: in->i_mode = v; break;
-	case IF_UID: in->i_uid = v; in->osd2.linux2.l_i_uid_high = v >> 16;
+	case IF_MODE:
+		in->i_mode = v;
 		break;
-	case IF_SIZE: in->i_size = v; in->i_size_high = v >> 32; break;
-	case IF_ATIME: in->i_atime = v; break;
-	case IF_CTIME: in->i_ctime = v; break;
-	case IF_MTIME: in->i_mtime = v; break;
-	case IF_DTIME: in->i_dtime = v; break;
-	case IF_GID: in->i_gid = v; in->osd2.linux2.l_i_gid_high = v >> 16;
+	case IF_UID:
+		in->i_uid = v;
+		in->osd2.linux2.l_i_uid_high = v >> 16;
 		break;
-	case IF_LINKS: in->i_links_count = v; break;
-	case IF_BLOCKS: in->i_blocks = v;
-		in->osd2.linux2.l_i_blocks_hi = v >> 32; break;
-	case IF_FLAGS: in->i_flags = v; break;
-	case IF_GENERATION: in->i_generation = v; break;
-	case IF_EXTRA: in->i_extra_isize = v; break;
+	case IF_SIZE:
+		in->i_size = v;
+		in->i_size_high = v >> 32;
+		break;
+	case IF_ATIME:
+		in->i_atime = v;
+		break;
+	case IF_CTIME:
+		in->i_ctime = v;
+		break;
+	case IF_MTIME:
+		in->i_mtime = v;
+		break;
+	case IF_DTIME:
+		in->i_dtime = v;
+		break;
+	case IF_GID:
+		in->i_gid = v;
+		in->osd2.linux2.l_i_gid_high = v >> 16;
+		break;
+	case IF_LINKS:
+		in->i_links_count = v;
+		break;
+	case IF_BLOCKS:
+		in->i_blocks = v;
+		in->osd2.linux2.l_i_blocks_hi = v >> 32;
+		break;
+	case IF_FLAGS:
+		in->i_flags = v;
+		break;
+	case IF_GENERATION:
+		in->i_generation = v;
+		break;
+	case IF_EXTRA:
+		in->i_extra_isize = v;
+		break;
 	}
 }
 

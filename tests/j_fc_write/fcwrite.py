@@ -397,8 +397,40 @@ def mutations():
         judge("mutation " + what, img, ra, rr, present, absent, clean)
 
 
+def cli():
+    """What write says when a fast commit cannot be written."""
+    shutil.copy("base.img", "cli.img")
+    for args, want, says in (
+            (["--fc", "bogus=1"], 16, "not a fast-commit item"),
+            (["--fc", "link=12"], 16, "not a fast-commit item"),
+            (["--fc-head", "tid=x"], 16, "expected tid=N, features=N"),
+            (["--fc", "inode=99999"], 8, "in record 1 of fast commit 0"),
+            (["--fc", ";".join(["del_range=13,%d,1" % i
+                                for i in range(5000)])], 8,
+             "do not fit in the fast-commit area")):
+        before = open("cli.img", "rb").read()
+        rc, out = write("cli.img", args, expect_ok=False)
+        result(rc == want and says in out,
+               "write %s: exit %d, says '%s'" % (args[0], want, says),
+               "exit %d\n%s" % (rc, out))
+        if rc == 16:
+            result(open("cli.img", "rb").read() == before,
+                   "write %s: a usage error writes nothing" % args[0])
+    with open("open.spec", "w") as f:
+        f.write("fc\nlink 12 13 a\n")
+    rc, out = write("cli.img", ["--spec", "open.spec"], expect_ok=False)
+    result(rc == 16 and "without its tail" in out,
+           "a spec file whose fast commit has no tail line: exit 16", out)
+    run([MKE2FS, "-q", "-F", "-t", "ext4", "-b", "4096", "nofc.img", "8M"])
+    rc, out = run([EJ, "write", "nofc.img", "--txn", "blocks=1500",
+                   "--fc", "link=12,13,a"])
+    result(rc == 8 and "no fast_commit feature" in out,
+           "a filesystem without fast_commit: exit 8, says so", out)
+
+
 def main():
     setup()
+    cli()
     round_trip()
     rows()
     mutations()

@@ -48,40 +48,44 @@ static void same_records(const struct ej_fcw *a, const struct ej_fc_scan *s,
 	}
 }
 
+/* One area: a name length @nl after a PAD of @shift bytes. */
+static void boundary(unsigned int bs, unsigned int shift, unsigned int nl)
+{
+	char name[EJ_FC_NAME_MAX];
+	struct ej_fc_scan s;
+	struct ej_fcw *a;
+
+	memset(name, 'n', sizeof(name));
+	assert_int_equal(ej_fcw_new(bs, 64, &a), 0);
+	assert_int_equal(ej_fcw_head(a, 0, TID), 0);
+	assert_int_equal(ej_fcw_record(a, EJ_FC_TAG_PAD, NULL, shift), 0);
+	while (ej_fcw_blocks(a) < 3)
+		assert_int_equal(ej_fcw_dentry(a, EJ_FC_TAG_LINK, 12, 13,
+					       name, nl), 0);
+	assert_int_equal(ej_fcw_tail(a, TID, 0), 0);
+	assert_int_equal(ej_fcw_del_range(a, 13, 5, 1), 0);
+	assert_int_equal(ej_fcw_tail(a, TID, 0), 0);
+	scan(a, bs, 64, &s);
+	assert_int_equal(s.area, EJ_FCA_LIVE);
+	assert_true(s.nr_fcs >= 2);
+	assert_int_equal(s.fcs[0].verdict, EJ_FCV_VERIFIED);
+	assert_int_equal(s.fcs[1].verdict, EJ_FCV_VERIFIED);
+	assert_false(s.flagged);
+	same_records(a, &s, bs);
+	ej_fc_scan_free(&s);
+	ej_fcw_free(a);
+}
+
 /* Names of every length from every offset in the block. */
 static void test_boundaries(void **state)
 {
 	unsigned int bs, shift, nl;
-	char name[EJ_FC_NAME_MAX];
-	struct ej_fc_scan s;
-	struct ej_fcw *a;
-	int i;
 
 	(void)state;
-	memset(name, 'n', sizeof(name));
 	for (bs = 1024; bs <= 4096; bs *= 4)
-	for (shift = 0; shift < 8; shift++)
-	for (nl = 1; nl <= EJ_FC_NAME_MAX; nl += 7) {
-		assert_int_equal(ej_fcw_new(bs, 64, &a), 0);
-		assert_int_equal(ej_fcw_head(a, 0, TID), 0);
-		assert_int_equal(ej_fcw_record(a, EJ_FC_TAG_PAD, NULL, shift),
-				 0);
-		for (i = 0; ej_fcw_blocks(a) < 3; i++)
-			assert_int_equal(ej_fcw_dentry(a, EJ_FC_TAG_LINK, 12,
-						       13, name, nl), 0);
-		assert_int_equal(ej_fcw_tail(a, TID, 0), 0);
-		assert_int_equal(ej_fcw_del_range(a, 13, 5, 1), 0);
-		assert_int_equal(ej_fcw_tail(a, TID, 0), 0);
-		scan(a, bs, 64, &s);
-		assert_int_equal(s.area, EJ_FCA_LIVE);
-		assert_true(s.nr_fcs >= 2);
-		assert_int_equal(s.fcs[0].verdict, EJ_FCV_VERIFIED);
-		assert_int_equal(s.fcs[1].verdict, EJ_FCV_VERIFIED);
-		assert_false(s.flagged);
-		same_records(a, &s, bs);
-		ej_fc_scan_free(&s);
-		ej_fcw_free(a);
-	}
+		for (shift = 0; shift < 8; shift++)
+			for (nl = 1; nl <= EJ_FC_NAME_MAX; nl += 7)
+				boundary(bs, shift, nl);
 }
 
 /* One fast commit of a link; @how: 0 good, 1 bad crc, 2 tid, 3 torn. */
