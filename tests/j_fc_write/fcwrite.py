@@ -28,6 +28,8 @@ import sys
 T = os.environ["T"]
 TOP = os.environ.get("top_srcdir", os.path.join(T, "..", ".."))
 BUILD = os.environ.get("top_builddir", TOP)
+sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
+import jfmt  # noqa: E402
 
 EJ = os.environ.get("E2JOURNAL", os.path.join(BUILD, "misc", "e2journal"))
 OURS = os.environ.get("E2FSCK", os.path.join(BUILD, "e2fsck", "e2fsck"))
@@ -335,6 +337,67 @@ def rows():
            "row 11: directory %d grew past one block" % DIR, out)
 
 
+def results_linux_gives():
+    """A file, a directory and an orphan made by fast commits alone."""
+    rc, out = run([DEBUGFS, "-R", "ffb 3 %d" % (G["full"] + 50),
+                   "base.img"])
+    free = [int(x) for x in out.split()[-3:]]
+    # in ext4's order: the inode, its blocks, then the name
+    new = ";".join([
+        "inode=14,mode=0100644,links_count=1,size=8192,extra_isize=32",
+        "add_range=14,0,2,%d" % free[0],
+        "create=%d,14,newf" % DIR])
+    case("CREAT of a file with its blocks", ["--fc", new], 0, 0,
+         ["newf"], [])
+    rc, out = run([DEBUGFS, "-R", "stat <14>", "row.img.replay-all"])
+    result("Blockcount: %d" % (2 * G["bs"] // 512) in out,
+           "CREAT of a file: i_blocks counted from the map", out)
+    mkd = ";".join([
+        "inode=15,mode=040755,links_count=2,size=%d,extra_isize=32" %
+        G["bs"],
+        "add_range=15,0,1,%d" % free[2],
+        "create=%d,15,newd" % DIR,
+        "inode=%d,links_count=3" % DIR])
+    case("CREAT of a directory", ["--fc", mkd], 0, 0, ["newd"], [])
+    rc, out = run([DEBUGFS, "-R", "ls <15>", "row.img.replay-all"])
+    result(re.search(r"\b15 +\(\d+\) +\. ", out) and
+           re.search(r"\b%d +\(\d+\) +\.\. " % DIR, out),
+           "CREAT of a directory: it has . and ..", out)
+    orphan = ";".join([
+        "unlink=%d,%d,base0" % (DIR, FILE),
+        "inode=%d,links_count=0" % FILE])
+    case("row 12, INODE of a file unlinked while open", ["--fc", orphan],
+         0, 0, [], ["base0"], clean=False)
+    rc, out = run([DEBUGFS, "-R", "stat <%d>" % FILE,
+                   "row.img.replay-all"])
+    result("Links: 0" in out, "row 12: the INODE record is written", out)
+    rc, out = run([OURS, "-fy", "row.img.replay-all"])
+    rc2, out2 = run([REF, "-fn", "row.img.replay-all"])
+    result(rc2 == 0, "row 12: e2fsck then leaves a clean filesystem",
+           out + out2)
+
+    # row 1's other half: the journal without the fast_commit feature
+    shutil.copy("base.img", "row.img")
+    write("row.img", ["--fc", "link=%d,%d,nofeat" % (DIR, FILE)])
+    jsb = jblock_phys(0) * G["bs"]
+    with open("row.img", "r+b") as f:
+        f.seek(jsb)
+        sb = bytearray(f.read(1024))
+        sb[0x2B] &= ~0x20
+        if sb[0x50]:    # a checksum type: v2/v3, crc32c over the jsb
+            sb[0xFC:0x100] = bytes(4)
+            sb[0xFC:0x100] = jfmt.crc32c(0xFFFFFFFF,
+                                         bytes(sb)).to_bytes(4, "big")
+        f.seek(jsb)
+        f.write(sb)
+    rc, out = run([EJ, "dump", "row.img"])
+    result("fast_commit" not in out.split("Log from")[0] and
+           "checksum" in out and "(ok)" in out,
+           "row 1: the journal's fast_commit feature cleared", out)
+    judge("row 1, no fast_commit journal feature", "row.img", 0, 0, [],
+          ["nofeat"])
+
+
 def jblock_phys(jb):
     """The filesystem block of journal block @jb (inode 8's map)."""
     for m in re.finditer(r"\((\d+)(?:-(\d+))?\):(\d+)(?:-(\d+))?",
@@ -433,6 +496,7 @@ def main():
     cli()
     round_trip()
     rows()
+    results_linux_gives()
     mutations()
     # the same round trip on 1 KiB blocks and no journal checksums
     setup(1024, "^metadata_csum,^64bit,fast_commit")
