@@ -5,7 +5,7 @@ not by hand: the same rows as ../j_fc_rows/rows.py, whose areas are
 Python bytes, over a fresh mke2fs -O fast_commit image whose full commit
 (one block filled with 0x11) is written by the same command.
 
-Three parts:
+Five parts:
 - round trip: what "write -v" says it wrote, "e2journal dump" decodes
   record for record; e2fsprogs' own e2fsck replays a well-formed journal
   without a complaint and to the same names as ours;
@@ -13,10 +13,14 @@ Three parts:
   replayed under replay-all and refuse: exit status, names replayed or
   not, the full commit always replayed (unless refused: then nothing
   written at all), stock e2fsck -fy clean where the row replays;
+- what Linux's replay gives: a file and a directory made by fast commits
+  alone (i_blocks from the map, "." and ".."), an orphan's INODE;
 - mutations, as tests/j_corrupt_* damage full commits: one byte of a
   healthy three-fast-commit journal flipped with "e2journal corrupt raw"
   (a record, a record's tag or length, a TAIL's tid or crc, the HEAD's
-  tid or features), each judged against the row it falls under.
+  tid or features), each judged against the row it falls under;
+- POLICY.md's measurements of e2fsprogs 1.47.0 taken again: a stale HEAD
+  or a first fast commit whose crc fails costs it the full commit.
 """
 
 import os
@@ -398,6 +402,35 @@ def results_linux_gives():
           ["nofeat"])
 
 
+def anchors():
+    """POLICY.md's measurements of e2fsprogs 1.47.0, taken again on
+    journals our writer wrote: a stale HEAD, or a first fast commit
+    whose crc fails, costs it the full commit too."""
+    rc, out = run([REF, "-V"])
+    if "1.47.0" not in out:
+        print("RESULT SKIP j_fc_write: e2fsprogs 1.47.0's anchors: "
+              "the reference is not 1.47.0")
+        return
+    for what, args, lost in (
+            ("a stale HEAD", ["--fc-head", "tid=1",
+                              "--fc", "link=%d,%d,s;tail=1" % (DIR, FILE)],
+             True),
+            ("a first fast commit whose crc fails",
+             ["--fc", "link=%d,%d,ft;bad-crc" % (DIR, FILE)], True),
+            ("a last fast commit whose crc fails",
+             ["--fc", "inode=%d,links_count=2;link=%d,%d,u1" %
+              (FILE, DIR, FILE),
+              "--fc", "link=%d,%d,u2;bad-crc" % (DIR, FILE)], False)):
+        shutil.copy("base.img", "anchor.img")
+        write("anchor.img", args)
+        rc, out = run([REF, "-fy", "anchor.img"])
+        kept = block("anchor.img", G["full"]) == b"\x11" * G["bs"]
+        result(kept != lost,
+               "e2fsprogs 1.47.0 on %s: the full commit %s" %
+               (what, "lost" if lost else "replayed"),
+               "exit %d\n%s" % (rc, out))
+
+
 def jblock_phys(jb):
     """The filesystem block of journal block @jb (inode 8's map)."""
     for m in re.finditer(r"\((\d+)(?:-(\d+))?\):(\d+)(?:-(\d+))?",
@@ -497,6 +530,7 @@ def main():
     round_trip()
     rows()
     results_linux_gives()
+    anchors()
     mutations()
     # the same round trip on 1 KiB blocks and no journal checksums
     setup(1024, "^metadata_csum,^64bit,fast_commit")
