@@ -140,6 +140,16 @@ def judge(what, img, rc_all, rc_refuse, present, absent, clean=True):
     """Replay copies of @img under both policies; check the row."""
     orig = open(img, "rb").read()
     for pol, want in (("replay-all", rc_all), ("refuse", rc_refuse)):
+        # our e2fsck: the same verdict, said as e2fsck says it
+        cp = "%s.%s.fsck" % (img, pol)
+        shutil.copy(img, cp)
+        rc, out = run([OURS, "-fy", "-E", "journal_policy=" + pol, cp])
+        said = "a fast commit failed its checks" in out
+        result((rc == want or (not clean and rc == 1)) and
+               said == (want != 0),
+               "%s: our e2fsck under %s exits %d%s" %
+               (what, pol, want, ", says the fast commit failed"
+                if want else ""), "exit %d\n%s" % (rc, out))
         cp = "%s.%s" % (img, pol)
         shutil.copy(img, cp)
         rc, out = run([EJ, "replay", "-p", pol, cp])
