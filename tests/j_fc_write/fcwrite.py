@@ -19,8 +19,10 @@ Five parts:
   healthy three-fast-commit journal flipped with "e2journal corrupt raw"
   (a record, a record's tag or length, a TAIL's tid or crc, the HEAD's
   tid or features), each judged against the row it falls under;
-- POLICY.md's measurements of e2fsprogs 1.47.0 taken again: a stale HEAD
-  or a first fast commit whose crc fails costs it the full commit.
+- POLICY.md's measurements of e2fsprogs 1.47.0 taken again: a stale HEAD,
+  a first fast commit whose crc fails, or a log that wraps (it wraps at
+  the end of the fast-commit area, not the log's) costs it the full
+  commit.
 """
 
 import os
@@ -271,6 +273,8 @@ def rows():
     rc, out = write("probe.img", ["--fc", "link=%d,%d,x" % (DIR, FILE)])
     t = fc_tid(out)
     G["fc0"] = where(out)[0][2]
+    # the log's end: the area starts one block past it
+    G["wrap"] = ["--start-block", str(G["fc0"] - 1 - 2)]
 
     def ino(links):
         return "inode=%d,links_count=%d" % (FILE, links)
@@ -334,6 +338,9 @@ def rows():
                             "add_range=%d,50,1,%d" % (FILE,
                                                       G["blk0"] + 200),
                             link("q2")])], 1, 1, ["q2"], [], clean=False)
+    case("row 4, after a log that wraps",
+         G["wrap"] + ["--fc", ino(2) + ";" + link("wr1")], 0, 0, ["wr1"],
+         [])
     case("row 10, idempotent records",
          ["--fc", ";".join([link("not-there", tag="unlink"),
                             "del_range=%d,1000,5" % FILE,
@@ -427,6 +434,9 @@ def anchors():
              True),
             ("a first fast commit whose crc fails",
              ["--fc", "link=%d,%d,ft;bad-crc" % (DIR, FILE)], True),
+            ("a log that wraps", G["wrap"] +
+             ["--fc", "inode=%d,links_count=2;link=%d,%d,wr1" %
+              (FILE, DIR, FILE)], True),
             ("a last fast commit whose crc fails",
              ["--fc", "inode=%d,links_count=2;link=%d,%d,u1" %
               (FILE, DIR, FILE),
