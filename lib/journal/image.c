@@ -204,8 +204,8 @@ errcode_t ej_image_open2(const char *path, const char *io_options,
 		err = check_mount(img, &flags);
 	if (err)
 		goto fail;
-	/* ej_test_io_manager() is the manager itself unless a test says */
-	img->io = ej_test_io_manager(io ? io : unix_io_manager);
+	/* ej_io_wrap() is the manager itself unless a program registered one */
+	img->io = ej_io_wrap(io ? io : unix_io_manager);
 	err = fs_io(img, &fio);
 	if (err)
 		goto fail;

@@ -351,7 +351,7 @@ static errcode_t open_external(struct ej_host *h, const struct ej_open_opts *o)
 {
 	ext2_filsys fs = h->fs;
 	unsigned int bs = fs->blocksize;
-	io_manager io = o->io ? o->io : ej_test_io_manager(unix_io_manager);
+	io_manager io = o->io ? o->io : ej_io_wrap(unix_io_manager);
 	const __u8 *want_uuid = NULL;
 	enum ej_ext_reason reason;
 	struct ext2_super_block sb;
