@@ -94,7 +94,7 @@ const char *ej_verdict_why_name(int why);
 int ej_verdict_jsb(int policy, int jsb_bad_csum);
 
 /* ------------------------------------------------------------------ */
-/* jopen.c / jglue.c: the io_channel host                              */
+/* jopen.c, jmap.c, jglue.c, fsdev.c: the io_channel host             */
 
 /* A run of journal blocks: logical lblk.. maps to physical pblk.. */
 struct ej_extent {
@@ -198,6 +198,15 @@ void ej_fc_host_setup(struct ej_host *h);
 int ej_fc_host_handles(const struct ej_host *h);
 errcode_t ej_fc_host_finish(struct ej_host *h);
 void ej_fc_host_free(struct ej_host *h);
+
+/*
+ * The journal's map in @h (ext, pext, forbid, mapped, jio): its inode, or
+ * the superblock's backup of its block map (jmap.c), an external journal
+ * device (jmap.c), or a saved copy (jsave.c).
+ */
+errcode_t ej_jmap_internal(struct ej_host *h);
+errcode_t ej_jmap_external(struct ej_host *h, const struct ej_open_opts *o);
+errcode_t ej_jmap_saved(struct ej_host *h, const struct ej_open_opts *o);
 
 errcode_t ej_glue_init(struct ej_host *h);
 void ej_glue_free(struct ej_host *h);

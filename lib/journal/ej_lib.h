@@ -234,7 +234,7 @@ errcode_t ej_check_mount(const char *path, unsigned int flags,
 errcode_t ej_fs_check_mount(ext2_filsys fs);
 
 /* ------------------------------------------------------------------ */
-/* Opening a journal (jopen.c, jglue.c)                                */
+/* Opening a journal (jopen.c, jmap.c, jsave.c, jglue.c, fsdev.c)     */
 
 #define EJ_OPEN_READONLY	0x0001	/* never write anything */
 #define EJ_OPEN_DRY_RUN		0x0002	/* replay decides but writes nothing */
@@ -303,11 +303,11 @@ struct ej_journal_info {
 };
 
 /*
- * A saved journal: one header of @header_size bytes (the filesystem block
- * size), then journal blocks 0 .. nr_blocks - 1 as the journal numbers
- * them, raw.  Integers are little-endian.  @csum is crc32c(~0, the first
- * EJ_SAVED_HDR_BYTES bytes with @csum zero); the rest of the header
- * block is zero.
+ * A saved journal (jsave.c): one header of @header_size bytes (the
+ * filesystem block size), then journal blocks 0 .. nr_blocks - 1 as the
+ * journal numbers them, raw.  Integers are little-endian.  @csum is
+ * crc32c(~0, the first EJ_SAVED_HDR_BYTES bytes with @csum zero); the
+ * rest of the header block is zero.
  */
 #define EJ_SAVED_MAGIC		"E2JSAVE1"
 #define EJ_SAVED_VERSION	1
