@@ -5,7 +5,7 @@
  * source of their content, revokes, commit time, commit or not), and the
  * content of each logged block made from its source (pseudo-random, a
  * fill byte, the journal magic, a file, another image).  ej_write.c hands
- * them to the library's writer.
+ * them to the test library's writer.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -476,9 +476,43 @@ struct ej_override {
 typedef void (*ej_msg_fn)(void *arg, const char *msg);
 typedef void (*ej_progress_fn)(void *arg, unsigned long done,
 			       unsigned long total);
+/* A logged block's final verdict, as it is decided. */
+typedef void (*ej_block_fn)(void *arg, __u32 tid, unsigned long jblock,
+			    unsigned long long fsblock, int verdict);
 
 struct ej_fc_scan;
 
+/* What the caller asks of a report: set before recovery runs. */
+struct ej_report_opts {
+	const struct ej_override *overrides;
+	size_t			nr_overrides;
+	__u32			upto_tid;	/* replay no tid after this */
+	int			upto_set;
+	/*
+	 * Keep blocks[] (ej_report_json lists it, ej_report_text's per-block
+	 * table prints it); without it the report takes memory for the
+	 * distinct blocks replayed, not for every version the log holds.
+	 */
+	int			keep_blocks;
+};
+
+/*
+ * The caller's callbacks, each registered (or, with NULL, removed) by its
+ * function below, never set by hand.
+ */
+struct ej_report_hooks {
+	ej_msg_fn		msg_fn;		/* recovery's messages */
+	void			*msg_arg;
+	ej_block_fn		block_fn;
+	void			*block_arg;
+	ej_progress_fn		progress_fn;
+	void			*progress_arg;
+};
+
+/*
+ * What recovery found and decided (the results), with what the caller
+ * asked for (opts), its callbacks (hooks) and what the host knows.
+ */
 struct ej_report {
 	int			policy;
 	unsigned int		corrupt;	/* JBD2_CORRUPT_* */
@@ -486,53 +520,43 @@ struct ej_report {
 	__u32			next_tid;	/* tid after the log */
 	struct jbd2_txn_info	*txns;
 	size_t			nr_txns, max_txns;
-	/* every logged block, in log order: only with keep_blocks */
+	/* every logged block, in log order: only with opts.keep_blocks */
 	struct ej_block_entry	*blocks;
 	size_t			nr_blocks, max_blocks;
 	size_t			nr_logged;	/* logged blocks, kept or not */
 	struct ej_revoke_entry	*revokes;
 	size_t			nr_revokes, max_revokes;
 	unsigned long		counts[JBD2_BLOCK_VERDICT_MAX];
-
-	/* what the caller asked for */
-	ej_msg_fn		msg_fn;		/* recovery's messages */
-	void			*msg_arg;
-	const struct ej_override *overrides;
-	size_t			nr_overrides;
-	__u32			upto_tid;	/* replay no tid after this */
-	int			upto_set;
-	/* what the host knows: the journal superblock failed its checksum */
-	int			jsb_bad_csum;
-	/*
-	 * Keep blocks[] (ej_report_json lists it, ej_report_text's per-block
-	 * table prints it); without it the report takes memory for the
-	 * distinct blocks replayed, not for every version the log holds.
-	 * block_fn, if set, sees each logged block's final verdict as it is
-	 * decided (a later version may still supersede a replayed one).
-	 */
-	int			keep_blocks;
-	void			(*block_fn)(void *arg, __u32 tid,
-					    unsigned long jblock,
-					    unsigned long long fsblock,
-					    int verdict);
-	void			*block_arg;
-	/*
-	 * Called by the libext2fs host as recovery reads the log (pass
-	 * EJ_PROGRESS_READ: @done of @total log blocks, from s_start; it
-	 * never goes back) and as replayed blocks are written
-	 * (EJ_PROGRESS_WRITE: @done of @total blocks).  progress_pass says
-	 * which, during the call.
-	 */
-	ej_progress_fn		progress_fn;
-	void			*progress_arg;
 	/* the fast-commit area as judged (fc_scan.c), or NULL */
 	const struct ej_fc_scan	*fc;
 	const unsigned char	*fc_area;
+	/* during a progress call: EJ_PROGRESS_READ or EJ_PROGRESS_WRITE */
 	unsigned int		progress_pass;
+
+	struct ej_report_opts	opts;
+	struct ej_report_hooks	hooks;
+	/* what the host knows: the journal superblock failed its checksum */
+	int			jsb_bad_csum;
 
 	/* replay bookkeeping: fs block -> index of its latest entry */
 	void			*map;
 };
+
+/* Recovery's messages, one line a call. */
+void ej_report_on_message(struct ej_report *r, ej_msg_fn fn, void *arg);
+/*
+ * Each logged block's final verdict as it is decided (a later version
+ * may still supersede a replayed one).
+ */
+void ej_report_on_block(struct ej_report *r, ej_block_fn fn, void *arg);
+/*
+ * Called by the libext2fs host as recovery reads the log (pass
+ * EJ_PROGRESS_READ: @done of @total log blocks, from s_start; it never
+ * goes back) and as replayed blocks are written (EJ_PROGRESS_WRITE:
+ * @done of @total blocks).  progress_pass says which, during the call.
+ */
+void ej_report_on_progress(struct ej_report *r, ej_progress_fn fn,
+			   void *arg);
 
 errcode_t ej_report_init(struct ej_report *r);
 void ej_report_free(struct ej_report *r);

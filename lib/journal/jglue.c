@@ -482,10 +482,10 @@ void ej_glue_progress(struct ej_host *h, unsigned int pass,
 {
 	struct ej_report *r = h->journal.j_report;
 
-	if (!r || !r->progress_fn)
+	if (!r || !r->hooks.progress_fn)
 		return;
 	r->progress_pass = pass;
-	r->progress_fn(r->progress_arg, done, total);
+	r->hooks.progress_fn(r->hooks.progress_arg, done, total);
 }
 
 /*
@@ -499,7 +499,7 @@ static void progress_read(struct ej_host *h, unsigned long long lblk)
 	struct ej_glue *g = h->glue;
 	unsigned long span, done;
 
-	if (!j->j_report || !j->j_report->progress_fn ||
+	if (!j->j_report || !j->j_report->hooks.progress_fn ||
 	    j->j_last <= j->j_first || lblk < j->j_first ||
 	    lblk >= j->j_last || j->j_tail < j->j_first)
 		return;
