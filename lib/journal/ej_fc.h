@@ -166,6 +166,12 @@ errcode_t ej_fc_replay(ext2_filsys fs, const unsigned char *area,
 errcode_t ej_fc_dry_check(ext2_filsys fs, const unsigned char *area,
 			  const struct ej_fc_scan *s, int *would_flag);
 const char *ej_fc_rec_verdict_name(int verdict);
+/*
+ * After a link into @dir, which was @before: zero what libext2fs left
+ * unset in the leaves it split (fc_dxleaf.c).
+ */
+errcode_t ej_fc_dx_clear(ext2_filsys fs, ext2_ino_t dir,
+			 const struct ext2_inode *before);
 /* The area in words (fc_report.c): text, or a JSON object; free *out. */
 errcode_t ej_fc_report(const struct ej_fc_scan *s, const unsigned char *area,
 		       int as_json, char **out);

@@ -471,6 +471,8 @@ static errcode_t do_dentry(struct fcr *x, unsigned int tag,
 		if (err)
 			return err;
 	}
+	if (!err)
+		err = ej_fc_dx_clear(fs, parent, &pin);
 	if (err)
 		return err;
 	*verdict = EJ_FCR_REPLAYED;

@@ -36,7 +36,14 @@ analysis written in doc/testing.md ("Fast commits"):
  6. e2journal's own fast-commit replay (issue 33; step 1 now uses
     "-p stop" for the full commits alone) grows the directory, counts
     its i_blocks from its map, and leaves stock e2fsck nothing to do but
-    release the orphans.
+    release the orphans;
+ 7. fcdir-host-4.img.xz (check-crash-host's "fcdir" seed 4, written by
+    Linux 6.18 through a loop mount, fcdir-host-4.json): the fast commits
+    add names to directory 12, an htree, whose leaves are full, so
+    ext2fs_link() splits leaves, in a buffer libext2fs never clears;
+    ours zeroes the bytes after each split leaf's last name, so two
+    replays with different heap contents (MALLOC_PERTURB_) write the
+    same image, and no byte of the heap reaches the disk.
 """
 
 import os
@@ -205,6 +212,7 @@ def main():
     result(rc2 == 0, "after our e2fsck, e2fsck -fn finds it clean", out2)
     ours_lib(img, creates)
     open_unlinked()
+    split_leaf()
     return 1 if fails else 0
 
 
@@ -296,6 +304,33 @@ def open_unlinked():
     out = raw.decode("utf-8", "replace")
     result("JBD2: recovery failed" in out and "@@ mounted" not in out,
            "fc-6: Linux says \"JBD2: recovery failed\" and does not mount")
+
+
+def split_leaf():
+    """7. the leaves libext2fs splits for ours hold no heap bytes."""
+    ej = os.environ.get("E2JOURNAL", os.path.join(
+        os.environ.get("top_builddir", TOP), "misc", "e2journal"))
+    img = "fcdir-host-4.img"
+    unxz(os.path.join(T, img + ".xz"), img)
+    outs = []
+    for pol, perturb in (("stop", "0"), ("replay-all", "165"),
+                         ("replay-all", "90")):
+        o = "split-%s-%s.img" % (pol, perturb)
+        subprocess.run(["cp", "--sparse=always", img, o], check=True)
+        env = dict(ENV, MALLOC_PERTURB_=perturb)
+        p = subprocess.run([ej, "replay", "-p", pol, o], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        outs.append((o, p.returncode))
+    full = stat(outs[0][0], 12)[0] // 4096
+    after = stat(outs[1][0], 12)[0] // 4096
+    result(after > full, "fcdir-host-4: the fast commits grow htree "
+           "directory 12 from %d to %d blocks" % (full, after))
+    with open(outs[1][0], "rb") as a, open(outs[2][0], "rb") as b:
+        same = a.read() == b.read()
+    result(outs[1][1] == 0 and outs[2][1] == 0 and same,
+           "fcdir-host-4: two replays with other heap contents write the "
+           "same image (the split leaves' slack zeroed)",
+           "exits %d %d, same %s" % (outs[1][1], outs[2][1], same))
 
 
 if __name__ == "__main__":
