@@ -45,13 +45,23 @@ while [ $# -gt 1 ]; do
 	esac
 done
 kernel="Linux $(uname -r)"
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/crash/corpus.sh
+. "$here/corpus.sh"
 
 skip() {
-	echo "check-crash-host: SKIP, no image written by $kernel: $*"
-	if [ "${CI:-}" = true ] || [ "${E2J_ALLOW_SKIP:-0}" = 1 ]; then
-		exit 0
-	fi
-	exit 77
+	skip_corpus "check-crash-host: SKIP, no image written by $kernel: $*"
+}
+
+# fast commits: the most varied images; the mixes (every record,
+# fsynced: tests/crash/workload.py's fcmix) make most of the 60
+seeds_of() {
+	case $1 in
+	fc) echo $((seeds + 3)) ;;
+	fcmix|fcmix1k) echo "$fcseeds" ;;
+	fcdir) echo $(((fcseeds + 7) / 8)) ;;
+	*) echo "$seeds" ;;
+	esac
 }
 
 for t in debugfs mke2fs python3; do
@@ -60,7 +70,6 @@ done
 [ "$(uname -s)" = Linux ] || skip "not Linux"
 [ "$(id -u)" = 0 ] || skip "not root (loop mounts need root)"
 builddir=$(cd "${1:-.}" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
 
 out=$builddir/tests/crash-host
 corpus=$out/corpus
@@ -72,22 +81,8 @@ why=$(python3 "$here/hostgen.py" --can-mount "$work/probe") ||
 echo "check-crash-host: images written by $kernel (loop mounts, EXT4_IOC_SHUTDOWN NOLOGFLUSH)"
 
 t0=$(date +%s)
-specs=""
-for c in $configs; do
-	n=$seeds
-	# fast commits: the most varied images; the mixes (every record,
-	# fsynced: tests/crash/workload.py's fcmix) make most of the 60
-	case $c in
-	fc) n=$((seeds + 3)) ;;
-	fcmix|fcmix1k) n=$fcseeds ;;
-	fcdir) n=$(((fcseeds + 7) / 8)) ;;
-	esac
-	i=1
-	while [ $i -le "$n" ]; do
-		specs="$specs $c:$i"
-		i=$((i + 1))
-	done
-done
+# shellcheck disable=SC2086
+specs=$(corpus_specs $configs)
 export top_builddir="$builddir"
 genrc=0
 # shellcheck disable=SC2086

@@ -34,6 +34,11 @@ while [ $# -gt 1 ]; do
 done
 builddir=$(cd "${1:-.}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/crash/corpus.sh
+. "$here/corpus.sh"
+seeds_of() {
+	if [ "$1" = fc ]; then echo $((seeds + 9)); else echo "$seeds"; fi
+}
 uml=${UML:-/usr/bin/linux.uml}
 
 if [ ! -x "$uml" ]; then
@@ -53,11 +58,7 @@ done
 # E2J_ALLOW_SKIP=1, else 77; never a pass of checks that did not run.
 probe=$(python3 "$here/uml-probe.py" "$uml") || {
 	echo "$probe"
-	echo "check-crash: SKIP, no image written by UML: its user space does not run on this host"
-	if [ "${CI:-}" = true ] || [ "${E2J_ALLOW_SKIP:-0}" = 1 ]; then
-		exit 0
-	fi
-	exit 77
+	skip_corpus "check-crash: SKIP, no image written by UML: its user space does not run on this host"
 }
 echo "$probe"
 
@@ -70,16 +71,8 @@ mkdir -p "$corpus" "$work"
 # process group (crashgen.py, crashcheck.py); none outlives its step
 
 t0=$(date +%s)
-specs=""
-for c in $configs; do
-	n=$seeds
-	[ "$c" = fc ] && n=$((seeds + 9))
-	i=1
-	while [ $i -le "$n" ]; do
-		specs="$specs $c:$i"
-		i=$((i + 1))
-	done
-done
+# shellcheck disable=SC2086
+specs=$(corpus_specs $configs)
 export top_builddir="$builddir"
 genrc=0
 # shellcheck disable=SC2086

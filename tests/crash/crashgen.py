@@ -277,136 +277,203 @@ def make_fs(img, cfg, seed):
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
 
 
+def draw(key, cfg, attempt):
+    """The attempt's random choices, from @key ("CONFIG/SEED/ATTEMPT",
+    hostgen's prefixed): the run's record (workload seed, the operation
+    after which the cut comes, the delay), the operation and the delay
+    in seconds."""
+    rnd = random.Random(key)
+    wseed = rnd.getrandbits(31)
+    kill_at = rnd.randint(*cfg[7])
+    delay = rnd.randint(0, 250) / 1000.0
+    rec = {"wseed": wseed, "kill_after": kill_at,
+           "delay_ms": int(delay * 1000), "attempt": attempt}
+    return rec, kill_at, delay
+
+
+def watch(p, rec, kill_at, delay, cut, word, eof_word, j=None,
+          timeout=BOOT_TIMEOUT, logf=None, wait_eof=False):
+    """Read the "@@ N" lines process @p prints (UML's console, or the
+    workload's) and call cut() @delay seconds after operation @kill_at;
+    with the journal @j (the small journals) at the first moment after
+    that when the log on disk, read from its s_start, runs past the end
+    of the journal, or WRAP_WAIT seconds later.  rec["outcome"] is @word
+    then, "timeout", or @eof_word when @p ends first (with @wait_eof, an
+    end after the operation still waits for the wrap).  Also sets
+    ops_seen, op_errors, and mounted when "@@ mounted" is seen."""
+    t0 = time.time()
+    buf, done, errors, armed, eof = b"", 0, 0, None, False
+    rec["outcome"] = None
+    while rec["outcome"] is None:
+        left = timeout - (time.time() - t0)
+        if left <= 0:
+            rec["outcome"] = "timeout"
+            break
+        if armed is not None and time.time() >= armed + delay:
+            if log_wraps(j) or time.time() > armed + delay + WRAP_WAIT:
+                cut()
+                rec["outcome"] = word
+                rec["waited_for_wrap_ms"] = int(
+                    (time.time() - armed - delay) * 1000)
+                break
+        if eof:
+            time.sleep(0.02)
+            continue
+        r, _, _ = select.select([p.stdout], [], [],
+                                min(left, 1.0 if armed is None else 0.02))
+        if not r:
+            continue
+        chunk = os.read(p.stdout.fileno(), 65536)
+        if not chunk:
+            eof = armed is not None and wait_eof
+            if not eof:
+                rec["outcome"] = eof_word
+            continue
+        if logf:
+            logf.write(chunk)
+        buf += chunk
+        lines = buf.split(b"\n")
+        buf = lines.pop()
+        for line in lines:
+            line = line.strip(b"\r")
+            if line == b"@@ mounted":
+                rec["mounted"] = True
+            elif line.startswith(b"@@ error"):
+                errors += 1
+            elif line.startswith(b"@@ ") and line[3:].isdigit():
+                done = int(line[3:])
+                if done != kill_at:
+                    continue
+                if j is not None:
+                    armed = time.time()
+                    continue
+                time.sleep(delay)
+                cut()
+                rec["outcome"] = word
+                break
+    rec["ops_seen"] = done
+    rec["op_errors"] = errors
+
+
 def crash_once(img, name, cfg, seed, attempt, workdir):
     """Boot UML on @img, kill it after the drawn operation: returns the
     run's record."""
     bs, blocks, feats, jblocks, opts, kind, nops, window = cfg
-    rnd = random.Random("%s/%d/%d" % (name, seed, attempt))
-    wseed = rnd.getrandbits(31)
-    kill_at = rnd.randint(*window)
-    delay = rnd.randint(0, 250) / 1000.0
+    rec, kill_at, delay = draw("%s/%d/%d" % (name, seed, attempt), cfg,
+                               attempt)
     mnt = os.path.join(workdir, "mnt")
     init = os.path.join(workdir, "init.sh")
     with open(init, "w") as f:
         f.write(INIT.format(mnt=mnt, opts=opts, python=sys.executable,
                             workload=os.path.join(HERE, "workload.py"),
-                            wseed=wseed, kind=kind, nops=nops))
+                            wseed=rec["wseed"], kind=kind, nops=nops))
     os.chmod(init, 0o755)
     argv = [UML, "mem=256M", "ubd0=" + img, "root=/dev/root",
             "rootfstype=hostfs", "rootflags=/", "rw", "init=" + init,
             "con=null", "con0=fd:0,fd:1"]
-    rec = {"wseed": wseed, "kill_after": kill_at,
-           "delay_ms": int(delay * 1000), "attempt": attempt}
+    rec["mounted"] = False
+    # the small journals (wrap4k, wrap1k) wait for the log to wrap
+    j = journal_of(img)[0] if name.startswith("wrap") else None
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          start_new_session=True, cwd=workdir)
     t0 = time.time()
-    buf, done, killed, mounted, errors = b"", 0, False, False, 0
-    armed = None        # when the kill operation was seen (small journals)
-    want_wrap = name.startswith("wrap")
-    if want_wrap:
-        j, _ = journal_of(img)
     logf = open(os.path.join(workdir, "console.log"), "wb")
     try:
-        while True:
-            left = BOOT_TIMEOUT - (time.time() - t0)
-            if left <= 0:
-                rec["outcome"] = "timeout"
-                break
-            if armed is not None and time.time() >= armed + delay:
-                # small journals: kill at the first moment the log on
-                # disk, read from its s_start, runs past the end of the
-                # journal, or WRAP_WAIT seconds after the drawn moment
-                wraps = log_wraps(j)
-                if wraps or time.time() > armed + delay + WRAP_WAIT:
-                    os.killpg(p.pid, signal.SIGKILL)
-                    rec["outcome"] = "killed"
-                    rec["waited_for_wrap_ms"] = int(
-                        (time.time() - armed - delay) * 1000)
-                    break
-            r, _, _ = select.select([p.stdout], [], [],
-                                    min(left, 1.0 if armed is None
-                                        else 0.02))
-            if not r:
-                continue
-            chunk = os.read(p.stdout.fileno(), 65536)
-            if not chunk:
-                rec["outcome"] = "exited before the kill"
-                break
-            logf.write(chunk)
-            buf += chunk
-            lines = buf.split(b"\n")
-            buf = lines.pop()
-            for line in lines:
-                line = line.strip(b"\r")
-                if line == b"@@ mounted":
-                    mounted = True
-                elif line.startswith(b"@@ error"):
-                    errors += 1
-                elif line.startswith(b"@@ ") and line[3:].isdigit():
-                    done = int(line[3:])
-                    if done == kill_at and want_wrap:
-                        armed = time.time()
-                    elif done == kill_at:
-                        time.sleep(delay)
-                        os.killpg(p.pid, signal.SIGKILL)
-                        killed = True
-                        break
-            if killed:
-                rec["outcome"] = "killed"
-                break
+        watch(p, rec, kill_at, delay, lambda: os.killpg(p.pid,
+                                                        signal.SIGKILL),
+              "killed", "exited before the kill", j, logf=logf)
     finally:
         kill_group(p)
         logf.close()
-    rec["ops_seen"] = done
-    rec["op_errors"] = errors
-    rec["mounted"] = mounted
     rec["secs"] = round(time.time() - t0, 2)
     return rec
 
 
-def generate(outdir, name, seed, keep_failed=False, attempts=6):
+def generate(outdir, name, seed, keep_failed=False, attempts=6,
+             crash=None, writer=None, want_fc=False):
+    """Make image @name-@seed in @outdir: attempts of @crash (UML's
+    crash_once, or hostgen's) until one leaves needs_recovery and a
+    committed transaction; with @want_fc also live fast commits, unless
+    no attempt gives them (then the first crash image is kept).  Writes
+    the image's .json, logs its GEN line, returns its record (None when
+    no attempt made one)."""
+    crash = crash or crash_once
     cfg = CONFIGS[name]
     base = "%s-%d" % (name, seed)
     img = os.path.join(outdir, base + ".img")
     workdir = os.path.join(outdir, base + ".run")
     os.makedirs(workdir, exist_ok=True)
     tries = []
+    best = None
     for attempt in range(attempts):
         make_fs(img, cfg, seed)
-        rec = crash_once(img, name, cfg, seed, attempt, workdir)
+        rec = crash(img, name, cfg, seed, attempt, workdir)
         tries.append(rec)
-        if rec["outcome"] == "killed":
-            f = facts(img)
-            rec.update(f)
-            if f["needs_recovery"] and f["committed"] > 0:
-                rec["kept"] = True
-                break
         rec["kept"] = False
+        if rec["outcome"] not in ("killed", "cut"):
+            continue
+        rec.update(facts(img))
+        if not (rec["needs_recovery"] and rec["committed"] > 0):
+            continue
+        if want_fc and not rec["fc_blocks"] and attempt + 1 < attempts:
+            # a crash image, but no live fast commit: keep it aside in
+            # case no attempt gives one
+            if best is None:
+                best = attempt
+                os.replace(img, img + ".nofc")
+            continue
+        rec["kept"] = True
+        break
     else:
-        if not keep_failed:
-            os.unlink(img)
-        log("GEN FAIL %s: no image with committed transactions in %d "
-            "attempts" % (base, attempts))
-        return None
+        if best is not None:
+            os.replace(img + ".nofc", img)
+            tries[best]["kept"] = True
+        else:
+            if not keep_failed and os.path.exists(img):
+                os.unlink(img)
+            log("GEN FAIL %s: no image with committed transactions in %d "
+                "attempts" % (base, attempts))
+            return None
+    if os.path.exists(img + ".nofc"):
+        os.unlink(img + ".nofc")
+    kept = next(t for t in tries if t["kept"])
     meta = {"config": name, "seed": seed, "blocksize": cfg[0],
             "blocks": cfg[1], "features": cfg[2], "journal_blocks": cfg[3],
             "mount": cfg[4], "workload": cfg[5], "ops": cfg[6],
             "tries": tries}
-    meta.update({k: v for k, v in tries[-1].items()})
+    if writer:
+        meta["writer"] = writer
+    meta.update(kept)
     with open(os.path.join(outdir, base + ".json"), "w") as f:
         json.dump(meta, f, indent=1, sort_keys=True)
     with open(img, "rb") as f:
         meta["sha1"] = hashlib.sha1(f.read()).hexdigest()
-    log("GEN %s: attempt %d, killed after op %d (+%d ms), %d committed, "
+    log("GEN %s: attempt %d, %s after op %d (+%d ms), %d committed, "
         "%d log blocks%s%s, %.1f s" % (
-            base, meta["attempt"], meta["ops_seen"], meta["delay_ms"],
-            meta["committed"], meta["log_blocks"],
+            base, meta["attempt"], meta["outcome"], meta["ops_seen"],
+            meta["delay_ms"], meta["committed"], meta["log_blocks"],
             ", wraps" if meta["wraps"] else "",
             ", %d fast-commit blocks" % meta["fc_blocks"]
             if meta["fc_blocks"] else "",
             sum(t["secs"] for t in tries)))
     return meta
+
+
+def generate_all(outdir, specs, make):
+    """make(outdir, name, seed) for each CONFIG:SEED of @specs, in
+    order; 1 when any made no image (GEN FAIL), else 0."""
+    os.makedirs(outdir, exist_ok=True)
+    bad = 0
+    for spec in specs:
+        name, seed = spec.split(":")
+        try:
+            if make(outdir, name, int(seed)) is None:
+                bad += 1
+        except OSError as e:
+            log("GEN FAIL %s: %s" % (spec, e))
+            bad += 1
+    return 1 if bad else 0
 
 
 def main(argv):
@@ -428,14 +495,8 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 16
-    outdir = argv[0]
-    os.makedirs(outdir, exist_ok=True)
-    bad = 0
-    for spec in argv[1:]:
-        name, seed = spec.split(":")
-        if generate(outdir, name, int(seed), keep) is None:
-            bad += 1
-    return 1 if bad else 0
+    return generate_all(argv[0], argv[1:],
+                        lambda o, n, i: generate(o, n, i, keep))
 
 
 if __name__ == "__main__":

@@ -27,11 +27,7 @@ Usage: hostgen.py OUTDIR CONFIG:SEED...
 """
 
 import fcntl
-import hashlib
-import json
 import os
-import random
-import select
 import signal
 import struct
 import subprocess
@@ -45,11 +41,6 @@ import crashgen  # noqa: E402
 EXT4_IOC_SHUTDOWN = 0x8004587d          # _IOR('X', 125, __u32)
 EXT4_GOING_FLAGS_NOLOGFLUSH = 0x2
 RUN_TIMEOUT = 120
-WRAP_WAIT = crashgen.WRAP_WAIT
-
-
-def log(msg):
-    print(msg, flush=True)
 
 
 def sh(argv, check=True):
@@ -143,77 +134,26 @@ def can_mount(d):
 def crash_once(img, name, cfg, seed, attempt, workdir):
     """Mount @img, run the workload, cut it: the run's record."""
     bs, blocks, feats, jblocks, opts, kind, nops, window = cfg
-    rnd = random.Random("host/%s/%d/%d" % (name, seed, attempt))
-    wseed = rnd.getrandbits(31)
-    kill_at = rnd.randint(*window)
-    delay = rnd.randint(0, 250) / 1000.0
-    rec = {"wseed": wseed, "kill_after": kill_at,
-           "delay_ms": int(delay * 1000), "attempt": attempt}
+    rec, kill_at, delay = crashgen.draw("host/%s/%d/%d" % (name, seed,
+                                                           attempt),
+                                        cfg, attempt)
     mnt = os.path.join(workdir, "mnt")
-    want_wrap = name.startswith("wrap")
-    j = crashgen.journal_of(img)[0] if want_wrap else None
+    j = crashgen.journal_of(img)[0] if name.startswith("wrap") else None
     t0 = time.time()
-    done, errors = 0, 0
     with Loop(img, mnt, opts) as lp:
         rec["mounted"] = True
         p = subprocess.Popen([sys.executable,
                               os.path.join(HERE, "workload.py"), mnt,
-                              str(wseed), kind, str(nops)],
+                              str(rec["wseed"]), kind, str(nops)],
                              stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, cwd="/",
                              start_new_session=True)
-        buf = b""
-        armed = None
-        eof = False
         try:
-            while True:
-                left = RUN_TIMEOUT - (time.time() - t0)
-                if left <= 0:
-                    rec["outcome"] = "timeout"
-                    break
-                if armed is not None and time.time() >= armed + delay:
-                    if crashgen.log_wraps(j) or \
-                            time.time() > armed + delay + WRAP_WAIT:
-                        lp.shutdown()
-                        rec["outcome"] = "cut"
-                        rec["waited_for_wrap_ms"] = int(
-                            (time.time() - armed - delay) * 1000)
-                        break
-                if eof:
-                    time.sleep(0.02)    # the workload ended: wait for
-                    continue            # the wrap, or WRAP_WAIT
-                r, _, _ = select.select([p.stdout], [], [],
-                                        min(left, 1.0 if armed is None
-                                            else 0.02))
-                if not r:
-                    continue
-                chunk = os.read(p.stdout.fileno(), 65536)
-                if not chunk:
-                    if armed is not None:
-                        eof = True
-                        continue
-                    rec["outcome"] = "workload ended before the cut"
-                    break
-                buf += chunk
-                lines = buf.split(b"\n")
-                buf = lines.pop()
-                cut = False
-                for line in lines:
-                    if line.startswith(b"@@ error"):
-                        errors += 1
-                    elif line.startswith(b"@@ ") and line[3:].isdigit():
-                        done = int(line[3:])
-                        if done == kill_at and want_wrap:
-                            armed = time.time()
-                        elif done == kill_at:
-                            time.sleep(delay)
-                            lp.shutdown()
-                            cut = True
-                            break
-                if cut:
-                    rec["outcome"] = "cut"
-                    break
+            # the workload may end before the small journals' wrap
+            crashgen.watch(p, rec, kill_at, delay, lp.shutdown, "cut",
+                           "workload ended before the cut", j,
+                           timeout=RUN_TIMEOUT, wait_eof=True)
         finally:
             try:
                 os.killpg(p.pid, signal.SIGKILL)
@@ -221,73 +161,18 @@ def crash_once(img, name, cfg, seed, attempt, workdir):
                 pass
             p.wait()
             p.stdout.close()
-    rec["ops_seen"] = done
-    rec["op_errors"] = errors
     rec["secs"] = round(time.time() - t0, 2)
     return rec
 
 
-def generate(outdir, name, seed, attempts=6):
-    cfg = crashgen.CONFIGS[name]
-    base = "%s-%d" % (name, seed)
-    img = os.path.join(outdir, base + ".img")
-    workdir = os.path.join(outdir, base + ".run")
-    os.makedirs(workdir, exist_ok=True)
-    want_fc = "fast_commit" in cfg[2]
-    tries = []
-    best = None
-    for attempt in range(attempts):
-        crashgen.make_fs(img, cfg, seed)
-        rec = crash_once(img, name, cfg, seed, attempt, workdir)
-        tries.append(rec)
-        rec["kept"] = False
-        if rec["outcome"] != "cut":
-            continue
-        rec.update(crashgen.facts(img))
-        if not (rec["needs_recovery"] and rec["committed"] > 0):
-            continue
-        if want_fc and not rec["fc_blocks"] and attempt + 1 < attempts:
-            # a crash image, but no live fast commit: keep it aside in
-            # case no attempt gives one
-            if best is None:
-                best = attempt
-                os.replace(img, img + ".nofc")
-            continue
-        rec["kept"] = True
-        break
-    else:
-        if best is not None:
-            os.replace(img + ".nofc", img)
-            tries[best]["kept"] = True
-        else:
-            if os.path.exists(img):
-                os.unlink(img)
-            log("GEN FAIL %s: no image with committed transactions in %d "
-                "attempts" % (base, attempts))
-            return None
-    if os.path.exists(img + ".nofc"):
-        os.unlink(img + ".nofc")
-    kept = next(t for t in tries if t["kept"])
-    meta = {"config": name, "seed": seed, "blocksize": cfg[0],
-            "blocks": cfg[1], "features": cfg[2], "journal_blocks": cfg[3],
-            "mount": cfg[4], "workload": cfg[5], "ops": cfg[6],
-            "writer": "Linux %s (loop mount, EXT4_IOC_SHUTDOWN "
-                      "NOLOGFLUSH)" % os.uname().release,
-            "tries": tries}
-    meta.update(kept)
-    with open(os.path.join(outdir, base + ".json"), "w") as f:
-        json.dump(meta, f, indent=1, sort_keys=True)
-    with open(img, "rb") as f:
-        meta["sha1"] = hashlib.sha1(f.read()).hexdigest()
-    log("GEN %s: attempt %d, cut after op %d (+%d ms), %d committed, "
-        "%d log blocks%s%s, %.1f s" % (
-            base, meta["attempt"], meta["ops_seen"], meta["delay_ms"],
-            meta["committed"], meta["log_blocks"],
-            ", wraps" if meta["wraps"] else "",
-            ", %d fast-commit blocks" % meta["fc_blocks"]
-            if meta["fc_blocks"] else "",
-            sum(t["secs"] for t in tries)))
-    return meta
+def generate(outdir, name, seed):
+    """crashgen.generate() with this host's crash_once(); the
+    fast-commit configurations want live fast commits."""
+    return crashgen.generate(
+        outdir, name, seed, crash=crash_once,
+        writer="Linux %s (loop mount, EXT4_IOC_SHUTDOWN NOLOGFLUSH)" %
+        os.uname().release,
+        want_fc="fast_commit" in crashgen.CONFIGS[name][2])
 
 
 def main(argv):
@@ -299,18 +184,7 @@ def main(argv):
     if len(argv) < 2 or argv[0].startswith("-"):
         print(__doc__, file=sys.stderr)
         return 16
-    outdir = argv[0]
-    os.makedirs(outdir, exist_ok=True)
-    bad = 0
-    for spec in argv[1:]:
-        name, seed = spec.split(":")
-        try:
-            if generate(outdir, name, int(seed)) is None:
-                bad += 1
-        except OSError as e:
-            log("GEN FAIL %s: %s" % (spec, e))
-            bad += 1
-    return 1 if bad else 0
+    return crashgen.generate_all(argv[0], argv[1:], generate)
 
 
 if __name__ == "__main__":
