@@ -80,6 +80,18 @@ def records(img, tails=None):
     return tid, bs, out
 
 
+def area_full(img):
+    """Whether a verified fast commit ends in the journal's last block:
+    the fast commits fill the area.  Linux's scan (fc_do_one_pass())
+    then asks for one block more, j_fc_last, which is s_maxlen, past the
+    journal: jread() says "JBD2: corrupted journal superblock" and the
+    recovery, so the mount, fails."""
+    tails = []
+    records(img, tails)
+    j, _ = crashgen.journal_of(img)
+    return any(b == j.jsb.maxlen - 1 for b, _ in tails)
+
+
 def touched(recs):
     """(inodes, names): names as (tag, parent, name, inode)."""
     inos, names = set(), []

@@ -204,6 +204,19 @@ def main():
         a.tail(t)
     case("row 4, verified", verified, 0, 0, ["v1", "v2"], [])
 
+    # (doc/policy.md: Linux 6.18 reads one block past such an area and
+    # refuses the mount; check-crash-host's fcdir images show it)
+    nfull = len(G["fc"])
+
+    def full(a, t):
+        a.head(t)
+        inode(a, nfull + 1)
+        for i in range(nfull):
+            link(a, "full%02d" % i)
+            a.tail(t)
+    case("row 4, verified up to the area's last block", full, 0, 0,
+         ["full00", "full%02d" % (nfull - 1)], [])
+
     def unacked(a, t):
         a.head(t)
         inode(a, 2)
