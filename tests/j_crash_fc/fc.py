@@ -326,10 +326,12 @@ def split_leaf():
     result(after > full, "fcdir-host-4: the fast commits grow htree "
            "directory 12 from %d to %d blocks" % (full, after))
     with open(outs[1][0], "rb") as a, open(outs[2][0], "rb") as b:
-        same = a.read() == b.read()
+        x, y = a.read(), b.read()
+    # but for the superblock (its write time: the runs' clocks differ)
+    same = x[:1024] + x[2048:] == y[:1024] + y[2048:]
     result(outs[1][1] == 0 and outs[2][1] == 0 and same,
            "fcdir-host-4: two replays with other heap contents write the "
-           "same image (the split leaves' slack zeroed)",
+           "same blocks (the split leaves' slack zeroed)",
            "exits %d %d, same %s" % (outs[1][1], outs[2][1], same))
 
 
