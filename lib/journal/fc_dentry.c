@@ -35,9 +35,19 @@ errcode_t ej_fc_release_blocks(struct ej_fcr *x, ext2_ino_t ino,
 	errcode_t err;
 
 	if (ext2fs_inode_has_valid_blocks2(fs, in)) {
-		err = ext2fs_punch(fs, ino, in, NULL, 0, ~0ULL);
+		err = ej_fc_punch(fs, ino, in, 0, 0xffffffffULL);
 		if (err)
 			return err;
+	}
+	if (in->i_flags & EXT4_EXTENTS_FL &&
+	    !(in->i_flags & EXT4_INLINE_DATA_FL)) {
+		struct ext3_extent_header *eh = (void *)in->i_block;
+
+		/* an empty tree, without the stale slots a punch leaves */
+		memset(in->i_block, 0, sizeof(in->i_block));
+		eh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
+		eh->eh_max = ext2fs_cpu_to_le16((sizeof(in->i_block) -
+				sizeof(*eh)) / sizeof(struct ext3_extent));
 	}
 	if (acl) {
 		__u32 left = 1;

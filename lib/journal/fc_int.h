@@ -50,6 +50,12 @@ int ej_fc_inode_used(ext2_filsys fs, const struct ext2_inode *in);
  */
 errcode_t ej_fc_drop_inode(struct ej_fcr *x, ext2_ino_t ino,
 			   struct ext2_inode *in);
+/*
+ * ext2fs_punch() of logical blocks @start..@end of inode @ino (@in, or
+ * read when NULL) that cannot fail on an i_blocks too small for the map.
+ */
+errcode_t ej_fc_punch(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
+		      blk64_t start, blk64_t end);
 /* Its blocks (map and xattr block) released, the inode not written. */
 errcode_t ej_fc_release_blocks(struct ej_fcr *x, ext2_ino_t ino,
 			       struct ext2_inode *in);

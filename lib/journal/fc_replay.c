@@ -368,6 +368,35 @@ static errcode_t do_add(struct ej_fcr *x, const unsigned char *v)
 	return touch(x, ino);
 }
 
+errcode_t ej_fc_punch(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
+		     blk64_t start, blk64_t end)
+{
+	struct ext2_inode own;
+	blk64_t most = ext2fs_blocks_count(fs->super);
+	unsigned int per = fs->blocksize / 512;
+	errcode_t err;
+
+	if (!in) {
+		err = ext2fs_read_inode(fs, ino, &own);
+		if (err && err != EXT2_ET_INODE_CSUM_INVALID)
+			return err;
+		in = &own;
+	}
+	/*
+	 * libext2fs takes each freed block off i_blocks and fails when it
+	 * would go below 0, as it does when an INODE record logged fewer
+	 * blocks than a partial replay before a power cut left mapped.
+	 * i_blocks is counted from the map at the end anyway.
+	 */
+	if (!ext2fs_has_feature_huge_file(fs->super) &&
+	    most > 0xffffffffULL / per)
+		most = 0xffffffffULL / per;
+	err = ext2fs_iblk_set(fs, in, most);
+	if (err)
+		return err;
+	return ext2fs_punch(fs, ino, in, NULL, start, end);
+}
+
 static errcode_t do_del(struct ej_fcr *x, const unsigned char *v)
 {
 	ext2_ino_t ino = get32(v);
@@ -379,7 +408,7 @@ static errcode_t do_del(struct ej_fcr *x, const unsigned char *v)
 	end = start + len - 1;
 	if (end > 0xffffffffULL)
 		end = 0xffffffffULL;
-	err = ext2fs_punch(x->fs, ino, NULL, NULL, start, end);
+	err = ej_fc_punch(x->fs, ino, NULL, start, end);
 	if (err)
 		return err;
 	return touch(x, ino);
