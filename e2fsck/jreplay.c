@@ -461,6 +461,14 @@ void run_journal(struct e2fsck_ctx *ctx, io_manager io)
 		ferr = finish_journal(ctx, j, &o, ret);
 		if (ferr && !err)
 			err = ferr;
+		/*
+		 * Flagged only by the fast-commit replay, after the plan:
+		 * the library marked the filesystem with errors (the engine
+		 * checks it in full); the status says it was changed.
+		 */
+		if (!ferr && ctx->policy != JBD2_POLICY_STOP &&
+		    (ej_journal_report(j)->corrupt & EJ_FLAGGED_FAST_COMMIT))
+			ctx->exit_value |= FSCK_NONDESTRUCT;
 		break;
 	}
 	ctx->exit_value |= o.exit_code & ~FSCK_NONDESTRUCT;

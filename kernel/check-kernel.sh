@@ -894,21 +894,21 @@ expect seed_commit4@panic replay-all panic yes \
 declare -A stock_differs
 stock_differs[02-hooks]=""
 stock_differs[03-helpers]=""
-stock_differs[03-jread]=""
-stock_differs[03-passes]=""
+stock_differs[04-jread]=""
+stock_differs[05-passes]=""
 # Policy-blind steps (recovery.c does not read the parameter yet).
-stock_differs[04-range]=$(echo {tag_past_end,tag_in_journal}/{replay-all,stop,refuse})
-stock_differs[05-stop-flag]="${stock_differs[04-range]} $(echo async_torn/{replay-all,stop,refuse})"
+stock_differs[06-range]=$(echo {tag_past_end,tag_in_journal}/{replay-all,stop,refuse})
+stock_differs[07-stop-flag]="${stock_differs[06-range]} $(echo async_torn/{replay-all,stop,refuse})"
 # replay-all (and refuse, the same until 09) for commit blocks; under
 # stop the "Invalid checksum found in transaction" line goes.
-stock_differs[06-replay-all]="${stock_differs[05-stop-flag]} bad_descr_csum/stop"
-stock_differs[06-replay-all]+=" $(echo {seed_commit4,seed_revoke,bad_data_csum,bad_descr_csum,torn_commit}/{replay-all,refuse})"
+stock_differs[08-replay-all]="${stock_differs[07-stop-flag]} bad_descr_csum/stop"
+stock_differs[08-replay-all]+=" $(echo {seed_commit4,seed_revoke,bad_data_csum,bad_descr_csum,torn_commit}/{replay-all,refuse})"
 # 6.12: stop no longer takes a torn commit, and says "in log".
 [[ $kver != 6.12 ]] ||
-	stock_differs[06-replay-all]+=" torn_commit/stop bad_data_csum/stop"
-stock_differs[07-garbled]="${stock_differs[06-replay-all]} garbled_commit/replay-all garbled_commit/refuse"
-stock_differs[08-descriptors]=${stock_differs[07-garbled]}
-stock_differs[09-refuse]=${stock_differs[08-descriptors]}
+	stock_differs[08-replay-all]+=" torn_commit/stop bad_data_csum/stop"
+stock_differs[09-garbled]="${stock_differs[08-replay-all]} garbled_commit/replay-all garbled_commit/refuse"
+stock_differs[10-descriptors]=${stock_differs[09-garbled]}
+stock_differs[11-refuse]=${stock_differs[10-descriptors]}
 mapfile -t step_names < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/series/series")
 
 # ------------------------------------------------------------ comparing

@@ -4,8 +4,9 @@
 # what kernel/mkseries.py makes of e2fsck/recovery.c,
 # lib/journal/jbd2_policy.h and kernel/series (no kernel source needed:
 # the patches carry full blob ids).  Then shows that the check can fail:
-# with a copy of recovery.c, of the policy header or of an intermediate
-# step's recovery.c differing in one byte, it must.
+# with a copy of recovery.c or of the policy header differing in one
+# byte, with an extracted intermediate recovery.c edited, and with a
+# patch out of the chain, it must.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 mk="python3 $top_srcdir/kernel/mkseries.py"
@@ -60,24 +61,24 @@ cmp -s "$work/jbd2_policy.h" "$top_srcdir/lib/journal/jbd2_policy.h" &&
 refused 6.12 MKSERIES_POLICY_H="$work/jbd2_policy.h" \
 	"a changed jbd2_policy.h" "jbd2.h does not get its definitions" \
 	"jbd2_policy.h's definitions"
-# One byte of an intermediate step's recovery.c changed (a copy of
-# kernel/series with 04-range/recovery.c one letter off).
+# The intermediate recovery.c files live in the patches; --extract
+# writes them into a step's directory for editing, and the check then
+# holds the patch to them.  A copy of kernel/series without them agrees
+# (the control: the check follows MKSERIES_SERIES) ...
 cp -r "$top_srcdir/kernel/series" "$work/series"
-sed '3s/journal/jOurnal/' "$top_srcdir/kernel/series/04-range/recovery.c" \
-	>"$work/series/04-range/recovery.c"
-cmp -s "$work/series/04-range/recovery.c" "$top_srcdir/kernel/series/04-range/recovery.c" &&
-	bad "sed changed nothing"
-refused 6.1 MKSERIES_SERIES="$work/series" "a changed intermediate recovery.c" \
-	"the step's blob is not its" \
-	"fs/jbd2/recovery.c is not kernel/series/04-range/recovery.c"
-# The unchanged copy agrees (the control: the check follows MKSERIES_SERIES).
-cp "$top_srcdir/kernel/series/04-range/recovery.c" "$work/series/04-range/recovery.c"
+rm -f "$work"/series/[0-9]*/recovery.c "$work"/series/[0-9]*/recovery.c@*
 if MKSERIES_SERIES=$work/series $mk --check 6.1 >"$work/out" 2>&1; then
-	ok "an identical copy of kernel/series agrees"
+	ok "kernel/series without extracted files agrees"
 else
 	cat "$work/out"
-	bad "an identical copy of kernel/series does not agree"
+	bad "kernel/series without extracted files does not agree"
 fi
+# ... and one whose extracted 06-range/recovery.c was edited and the
+# series not regenerated must not (here: another file in its place).
+cp "$top_srcdir/e2fsck/recovery.c" "$work/series/06-range/recovery.c"
+refused 6.1 MKSERIES_SERIES="$work/series" "an edited intermediate recovery.c" \
+	"the step's blob is not its" \
+	"fs/jbd2/recovery.c is not kernel/series/06-range/recovery.c"
 # A patch whose diff of recovery.c does not start from the blob the
 # patch before it left (patch 5's "index" line names another old blob):
 # the chain would not apply.

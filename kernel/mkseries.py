@@ -5,6 +5,8 @@
     mkseries.py KVER                 write kernel/patches-KVER/
     mkseries.py --check KVER...      cheap check (no kernel source needed)
     mkseries.py --check --full KVER  also regenerate and compare
+    mkseries.py --extract KVER       write the intermediate recovery.c
+                                     files from the committed patches
 
 The series is made, never hand-edited, from:
   - the pristine kernel files it touches (from Debian's
@@ -12,8 +14,11 @@ The series is made, never hand-edited, from:
     source with a "pristine" tag),
   - e2fsck/recovery.c, which becomes fs/jbd2/recovery.c byte for byte
     at the last step that changes it; the steps before it bring in
-    intermediate versions, each a whole file kept in its step's
-    directory,
+    intermediate versions, each a whole file.  Those live in the
+    committed patches only: --extract (and generation, when they are
+    missing) applies patches-KVER/ to the pristine source and writes
+    each into its step's directory (NAME for 6.1, NAME@6.12 for 6.12;
+    not tracked by git), where it can be edited before regenerating,
   - lib/journal/jbd2_policy.h, whose definitions go into
     include/linux/jbd2.h as they are (one source for both),
   - kernel/series/: for each step a directory holding "message" (the
@@ -123,10 +128,10 @@ def inputs(kver):
         for op in step_ops(step):
             if op[0] == "copy":
                 files.append(variant(os.path.join(SERIES, "files", op[1]), kver))
-            elif op[0] == "file":
-                files.append(variant(os.path.join(d, op[2]), kver))
             elif op[0] == "patch":
                 files.append(variant(os.path.normpath(os.path.join(d, op[1])), kver))
+    # The intermediate files ("file" ops) are not inputs: the patches
+    # carry them, and check() proves their blobs when they are extracted.
     return files
 
 
@@ -252,13 +257,54 @@ def cover(kver, path):
         f.write(out)
 
 
+def step_file(kver, step, name):
+    """Where --extract puts an intermediate file of KVER."""
+    d = os.path.join(SERIES, step)
+    return os.path.join(d, name if kver == "6.1" else "%s@%s" % (name, kver))
+
+
+def missing_steps(kver):
+    return [(step, op) for step in steps() for op in step_ops(step)
+            if op[0] == "file" and not os.path.exists(variant(
+                os.path.join(SERIES, step, op[2]), kver))]
+
+
+def pristine_repo(kver, tmp, tarball, gittree):
+    """A scratch git repository under TMP holding the pristine files."""
+    repo = os.path.join(tmp, "linux")
+    os.makedirs(repo)
+    git(repo, "init", "-q")
+    pristine_files(kver, repo, tarball, gittree)
+    return repo
+
+
+def extract(kver, tarball, gittree):
+    """Apply the committed patches-KVER/ to the pristine files and write
+    each step's intermediate files as that step leaves them."""
+    pdir = os.path.join(PATCHES, "patches-%s" % kver)
+    names = [n for n in read(os.path.join(pdir, "series")).split() if n]
+    if len(names) != len(steps()):
+        die("patches-%s/series lists %d patches, kernel/series %d steps"
+            % (kver, len(names), len(steps())))
+    tmp = tempfile.mkdtemp(prefix="mkseries-extract.")
+    try:
+        repo = pristine_repo(kver, tmp, tarball, gittree)
+        for n, step in zip(names, steps()):
+            git(repo, "apply", "--whitespace=nowarn", os.path.join(pdir, n))
+            for op in step_ops(step):
+                if op[0] == "file":
+                    shutil.copyfile(os.path.join(repo, op[1]),
+                                    step_file(kver, step, op[2]))
+    finally:
+        shutil.rmtree(tmp)
+
+
 def generate(kver, outdir, tarball, gittree):
+    if missing_steps(kver):
+        extract(kver, tarball, gittree)
     tmp = tempfile.mkdtemp(prefix="mkseries.")
     try:
-        repo = os.path.join(tmp, "linux")
-        os.makedirs(repo)
-        git(repo, "init", "-q")
-        pristine_files(kver, repo, tarball, gittree)
+        repo = pristine_repo(kver, tmp, tarball, gittree)
         ident = {"GIT_AUTHOR_NAME": AUTHOR.split(" <")[0],
                  "GIT_AUTHOR_EMAIL": AUTHOR.split("<")[1].rstrip(">"),
                  "GIT_COMMITTER_NAME": AUTHOR.split(" <")[0],
@@ -354,10 +400,13 @@ def check(kver, full, tarball, gittree):
         for op in step_ops(step):
             if op[0] == "file":
                 f = variant(os.path.join(d, op[2]), kver)
+                if not os.path.exists(f):
+                    continue  # not extracted: the patch is the file
                 got = file_diffs(read(os.path.join(outdir, n))).get(op[1])
                 if not got or got[1] != blob_id(read(f, "rb")):
-                    errs.append("patches-%s/%s: its %s is not %s"
-                                % (kver, n, op[1], input_name(f)))
+                    errs.append("patches-%s/%s: its %s is not %s (edited "
+                                "after --extract: run kernel/mkseries.py %s)"
+                                % (kver, n, op[1], input_name(f), kver))
             if op[0] == "copy":
                 want = blob_id(read(variant(os.path.join(SERIES, "files", op[1]), kver), "rb"))
                 if last.get(op[1]) != want:
@@ -382,6 +431,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("kver", nargs="+", help="6.1 or 6.12")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--extract", action="store_true",
+                    help="write the intermediate files from the committed patches")
     ap.add_argument("--full", action="store_true",
                     help="with --check: regenerate and compare (needs the source)")
     ap.add_argument("--tarball", help="default /usr/src/linux-source-KVER.tar.xz")
@@ -393,7 +444,11 @@ def main():
         tarball = a.tarball or "/usr/src/linux-source-%s.tar.xz" % kver
         if not a.git and (not a.check or a.full) and not os.path.exists(tarball):
             die("%s not found (apt-get install linux-source-%s)" % (tarball, kver))
-        if a.check:
+        if a.extract:
+            extract(kver, tarball, a.git)
+            print("extracted %d intermediate files of kernel/patches-%s"
+                  % (sum(1 for s in steps() for o in step_ops(s) if o[0] == "file"), kver))
+        elif a.check:
             r = check(kver, a.full, tarball, a.git)
             print("%s: kernel/patches-%s %s" % ("ok" if r else "FAIL", kver,
                   "agrees with its sources" if r else "disagrees (above)"))

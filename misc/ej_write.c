@@ -23,6 +23,7 @@
 
 #include "e2journal_int.h"
 #include "ej_layout.h"
+#include "ej_write_fc.h"
 
 /* ------------------------------------------------------------------ */
 /* Where a logged block's content comes from                           */
@@ -62,6 +63,7 @@ struct tlist {
 	size_t			nr, max;
 	struct src		**srcs;		/* owned, freed at the end */
 	size_t			nr_srcs, max_srcs;
+	struct ejw_fc		*fc;		/* fast commits (ej_write_fc.c) */
 };
 
 static void tlist_free(struct tlist *l)
@@ -78,6 +80,7 @@ static void tlist_free(struct tlist *l)
 		free(l->srcs[i]);
 	}
 	free(l->srcs);
+	ejw_fc_free(l->fc);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -341,7 +344,13 @@ static int parse_spec_file(struct tlist *l, const char *path)
 	}
 	while (!err && ejw_lines_next(&in)) {
 		n = in.n;
-		if (!strcmp(w[0], "txn")) {
+		err = ejw_fc_spec_line(&l->fc, w, n);
+		if (err) {
+			if (err > 0) {
+				err = 0;
+				continue;
+			}
+		} else if (!strcmp(w[0], "txn")) {
 			t = tlist_new(l);
 			if (!t)
 				err = -1;
@@ -372,6 +381,8 @@ static int parse_spec_file(struct tlist *l, const char *path)
 			fprintf(stderr, "%s: %s:%d: cannot parse this line\n",
 				ej_prog, path, in.lineno);
 	}
+	if (!err)
+		err = ejw_fc_spec_end(l->fc, path);
 	ejw_lines_close(&in);
 	return err;
 }
@@ -478,6 +489,7 @@ static void write_usage(FILE *f)
 		"escaped block), file:PATH (the n-th block of LIST gets the n-th\n"
 		"block of PATH; a bare PATH too) or image:PATH (block N gets\n"
 		"block N of the image PATH).\n", ej_prog, ej_prog);
+	ejw_fc_usage(f);
 }
 
 /* Physical blocks of the internal journal inode, sorted. */
@@ -660,6 +672,8 @@ enum {
 	OPT_COMMIT_TIME,
 	OPT_NO_LAYOUT,
 	OPT_UNCHECKED,
+	OPT_FC,
+	OPT_FC_HEAD,
 };
 
 static int parse_csum(const char *s, int *csum)
@@ -706,6 +720,8 @@ static int write_options(int argc, char **argv, struct write_args *a)
 		{ "commit-time", required_argument, NULL, OPT_COMMIT_TIME },
 		{ "txn",	 required_argument, NULL, 't' },
 		{ "spec",	 required_argument, NULL, 'f' },
+		{ "fc",		 required_argument, NULL, OPT_FC },
+		{ "fc-head",	 required_argument, NULL, OPT_FC_HEAD },
 		{ "layout",	 required_argument, NULL, 'L' },
 		{ "no-layout",	 no_argument,	    NULL, OPT_NO_LAYOUT },
 		{ "unchecked",	 no_argument,	    NULL, OPT_UNCHECKED },
@@ -770,6 +786,14 @@ static int write_options(int argc, char **argv, struct write_args *a)
 			break;
 		case 'f':
 			if (parse_spec_file(&a->l, optarg))
+				goto usage;
+			break;
+		case OPT_FC:
+			if (ejw_fc_option(&a->l.fc, optarg))
+				goto usage;
+			break;
+		case OPT_FC_HEAD:
+			if (ejw_fc_head_option(&a->l.fc, optarg))
 				goto usage;
 			break;
 		case 'L':
@@ -881,7 +905,7 @@ int ej_cmd_write(int argc, char **argv)
 		goto out;
 	wo->flags |= EJ_W_SET_FEATURES;
 	wo->csum = a.csum;
-	if (probe_journal(im, wo))
+	if (probe_journal(im, wo) || ejw_fc_prepare(a.l.fc, im, wo))
 		goto out;
 
 	if (a.is64)
@@ -902,6 +926,8 @@ int ej_cmd_write(int argc, char **argv)
 	err = write_txns(w, &a.l, im->fs->blocksize);
 	if (err == EXT2_ET_JOURNAL_TOO_SMALL)
 		fprintf(stderr, "%s: the transactions do not fit in the journal\n", ej_prog);
+	if (!err)
+		err = ejw_fc_write(a.l.fc, im, w);
 	if (err)
 		goto out;
 	err = ej_writer_finish(w);
@@ -915,6 +941,7 @@ int ej_cmd_write(int argc, char **argv)
 			     ej_writer_txns(w, NULL)->tid, wo->max_tags))
 		goto out;
 	print_summary(stdout, im->path, w, a.verbose);
+	ejw_fc_print(stdout, a.l.fc, a.verbose);
 	ret = EJ_EXIT_OK;
 out:
 	ej_writer_free(w);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # fuzz.sh: run the libFuzzer harnesses of tests/fuzz for DURATION seconds
-# each, both at once (one per core), with a seed corpus of journals made by
+# each, all four at once, with a seed corpus of journals made by
 # the library's writer (tests/fuzz/mkcorpus).
 #
 # Usage: scripts/fuzz.sh DURATION [BUILDDIR]
@@ -22,7 +22,7 @@ if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
 fi
 make -C "$build" ${FUZZ_CC:+FUZZ_CC="$FUZZ_CC"} fuzz || exit 2
 mkdir -p "$run/seed" "$run/corpus_recovery" "$run/corpus_jsb" \
-	"$run/corpus_fc" "$run/artifacts" || exit 2
+	"$run/corpus_fc" "$run/corpus_fc_replay" "$run/artifacts" || exit 2
 "$build/tests/fuzz/mkcorpus" "$run/seed" || exit 2
 
 start=$(date +%s)
@@ -38,21 +38,29 @@ p2=$!
 	-timeout=30 -print_final_stats=1 -artifact_prefix="$run/artifacts/" \
 	"$run/corpus_fc" "$run/seed" >"$run/fc.log" 2>&1 &
 p3=$!
+# the replay harness copies a 4 MiB image per input: into tmpfs
+TMPDIR=${FUZZ_TMPDIR:-/dev/shm} \
+"$build/tests/fuzz/fuzz_fc_replay" -max_total_time="$dur" -max_len=4096 \
+	-timeout=30 -print_final_stats=1 -artifact_prefix="$run/artifacts/" \
+	"$run/corpus_fc_replay" "$run/seed" >"$run/fc_replay.log" 2>&1 &
+p4=$!
 wait $p1
 r1=$?
 wait $p2
 r2=$?
 wait $p3
 r3=$?
+wait $p4
+r4=$?
 end=$(date +%s)
 
-for h in recovery jsb fc; do
+for h in recovery jsb fc fc_replay; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
 		"$run/$h.log" | tail -n 1)
 	echo "fuzz_$h: ${execs:-?} execs"
 done
-echo "wall time: $((end - start)) s, the three harnesses at once"
-if [ $r1 -ne 0 ] || [ $r2 -ne 0 ] || [ $r3 -ne 0 ]; then
+echo "wall time: $((end - start)) s, the four harnesses at once"
+if [ $r1 -ne 0 ] || [ $r2 -ne 0 ] || [ $r3 -ne 0 ] || [ $r4 -ne 0 ]; then
 	echo "FINDINGS: see $run/artifacts and the logs in $run"
 	exit 1
 fi

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ej_lib.h"
+#include "ej_fcw.h"
 
 #define EJ_W_DEFAULT_COMMIT_SEC	1700000000ULL
 #define EJ_W_DEFAULT_TORN_AT	512
@@ -878,6 +879,18 @@ void ej_writer_log_bounds(const struct ej_writer *w, unsigned long *first,
 		*first = w->first;
 	if (last)
 		*last = w->last;
+}
+
+/* fc_write.c's hooks (ej_fcw.h): fast commits go through the sink too. */
+errcode_t ej_writer_put_block(struct ej_writer *w, unsigned long jblock,
+			      const void *buf)
+{
+	return w && buf ? jwrite(w, jblock, buf) : EJ_BAD_ARG;
+}
+
+__u32 ej_writer_next_tid(const struct ej_writer *w)
+{
+	return w ? w->next_tid : 0;
 }
 
 /* ------------------------------------------------------------------ */

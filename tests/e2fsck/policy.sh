@@ -122,6 +122,51 @@ else
 	fail "no $CONF/j_recover_fast_commit/image.gz"
 fi
 
+# Where the journal phase runs, seen by strace: the engine's execve made
+# to fail (ENOENT injected), so that what is on the image afterwards is
+# what our e2fsck did before handing over.  Under replay-all and refuse
+# the fast commits ("a/new" replaces "a/old") are on disk and
+# needs_recovery gone before the engine is ever asked to run, and it is
+# run with -N for passes 1-5 only; under stop the image is untouched
+# when the engine is called with the user's command line.
+NAME="fast commits: replayed before the engine runs (strace)"
+ENGINE=$(sed -n 's/^#define E2FSCK_ENGINE "\(.*\)"$/\1/p' "$top_builddir/config.h" 2>/dev/null)
+if ! command -v strace >/dev/null || ! strace -o /dev/null true 2>/dev/null; then
+	echo "SKIP $NAME: strace cannot trace here"
+elif [ -z "$ENGINE" ] || [ ! -f "$CONF/j_recover_fast_commit/image.gz" ]; then
+	fail "no engine path in $top_builddir/config.h or no j_recover_fast_commit image"
+else
+	gzip -dc "$CONF/j_recover_fast_commit/image.gz" >"$WORK/fc.orig"
+	for p in replay-all refuse stop; do
+		cp "$WORK/fc.orig" "$IMG"
+		strace -f -qq -P "$ENGINE" -e trace=execve \
+			-e inject=execve:error=ENOENT -o "$WORK/trace" \
+			"$OURS" -fy -E journal_policy=$p "$IMG" >"$WORK/out" 2>&1
+		RC=$?
+		checks=$((checks + 1))
+		expect_rc 8
+		expect_out "cannot run $ENGINE"
+		grep -q 'execve(.*ENOENT.*INJECTED' "$WORK/trace" ||
+			fail "$p: strace saw no call of $ENGINE"
+		names=$(debugfs -R "ls a" "$IMG" 2>/dev/null | tr -s ' ')
+		if [ $p = stop ]; then
+			cmp -s "$WORK/fc.orig" "$IMG" ||
+				fail "stop: the image changed before the engine ran"
+			grep -q '"-N"' "$WORK/trace" &&
+				fail "stop: the engine was run for passes 1-5 only"
+		else
+			grep -q '"-N"' "$WORK/trace" ||
+				fail "$p: the engine was not run for passes 1-5 (-N)"
+			case $names in
+			*" new "*) ;;
+			*) fail "$p: the fast commits were not replayed before the engine: $names" ;;
+			esac
+			dumpe2fs -h "$IMG" 2>/dev/null | grep -q needs_recovery &&
+				fail "$p: needs_recovery still set when the engine was called"
+		fi
+	done
+fi
+
 NAME="-E with our keys"
 two_txns
 run -fy -E journal_policy=sideways

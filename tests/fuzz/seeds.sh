@@ -19,4 +19,7 @@ n=$(ls "$work" | wc -l)
 "$F/fuzz_jsb_plain" "$work" || { echo "FAIL: fuzz_jsb"; exit 1; }
 # fuzz_fc: the same bytes as fast-commit areas (most given a live HEAD)
 "$F/fuzz_fc_plain" "$work" || { echo "FAIL: fuzz_fc"; exit 1; }
-echo "PASS: $n seeds through the three harnesses"
+# fuzz_fc_replay: the same bytes as a program of fast-commit records,
+# replayed into a small ext4 image (mke2fs and debugfs make it)
+"$F/fuzz_fc_replay_plain" "$work" || { echo "FAIL: fuzz_fc_replay"; exit 1; }
+echo "PASS: $n seeds through the four harnesses"

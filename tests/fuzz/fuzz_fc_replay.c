@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_fc_replay.c: libFuzzer harness for the fast-commit replay
+ * (fc_replay.c, through ej_fc_check(), ej_fc_dry_check() and
+ * ej_fc_replay()) on a real filesystem.
+ *
+ * The input is not the area's bytes (a crc would stop almost all of
+ * them at the scanner, which fuzz_fc covers): it is a program that this
+ * harness turns into well-formed fast commits, so that the replay sees
+ * records of every kind with fuzzed contents.  Each step reads a byte
+ * choosing the tag, then the bytes of the value: inode numbers and
+ * physical blocks are taken modulo a little more than the filesystem
+ * has (so most name real inodes and blocks, some do not), names and
+ * lengths as they come, and an INODE record's raw inode is an in-use
+ * inode of the image with input bytes laid over it.  A byte of 0xff
+ * closes the fast commit (HEAD tid, TAIL crc as ext4 writes them) and
+ * starts another.  The area is at most 8 blocks.
+ *
+ * The image is made once (mke2fs and debugfs: a 4 MiB ext4 with
+ * fast_commit, a directory, files, a symlink) and copied into a file
+ * under $TMPDIR for every input.  The replay must not crash, may fail
+ * only with an error code, must leave the file its size (nothing
+ * written outside the filesystem), and the filesystem must open again
+ * with its bitmaps readable.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "ej_int.h"
+#include "ej_fc.h"
+
+#define FZ_BS		1024
+#define FZ_BLOCKS	4096
+#define FZ_MAX_BLKS	8
+#define FZ_TID		7
+
+static char master_path[256], work_path[272];
+static unsigned char *master;
+static size_t master_len;
+static __u32 nr_inodes, nr_blocks;
+static unsigned int inode_size;
+static unsigned char tmpl_inode[1024];
+
+static int sh(const char *fmt, const char *a)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), fmt, a, a);
+	return system(cmd);
+}
+
+/* The image, once: made by mke2fs and debugfs, read into memory. */
+static int setup(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	ext2_filsys fs;
+	ext2_ino_t ino;
+	FILE *f;
+
+	if (master)
+		return 0;
+	snprintf(master_path, sizeof(master_path), "%s/fuzz_fc_replay.%d.img",
+		 tmp ? tmp : "/tmp", (int)getpid());
+	snprintf(work_path, sizeof(work_path), "%s.work", master_path);
+	if (sh("mke2fs -q -F -t ext4 -O fast_commit,^resize_inode -b 1024 "
+	       "-N 64 %s 4096 >/dev/null 2>&1", master_path) ||
+	    sh("head -c 40000 /dev/zero | tr '\\0' x >%s.data; debugfs -w "
+	       "-R 'mkdir d' %s >/dev/null 2>&1", master_path))
+		return -1;
+	if (sh("for n in f1 d/f2 d/f3; do debugfs -w -R \"write %s.data $n\" "
+	       "%s; done >/dev/null 2>&1", master_path) ||
+	    sh("debugfs -w -R 'symlink d/s /somewhere' %s >/dev/null 2>&1; "
+	       "rm -f %s.data", master_path))
+		return -1;
+	if (ext2fs_open(master_path, 0, 0, 0, unix_io_manager, &fs))
+		return -1;
+	nr_inodes = fs->super->s_inodes_count;
+	nr_blocks = ext2fs_blocks_count(fs->super);
+	inode_size = EXT2_INODE_SIZE(fs->super);
+	if (inode_size > sizeof(tmpl_inode) ||
+	    ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, "d/f2", &ino) ||
+	    ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)tmpl_inode,
+				   inode_size)) {
+		ext2fs_close_free(&fs);
+		return -1;
+	}
+	ext2fs_close_free(&fs);
+	master_len = (size_t)FZ_BLOCKS * FZ_BS;
+	master = malloc(master_len);
+	f = fopen(master_path, "rb");
+	if (!master || !f || fread(master, 1, master_len, f) != master_len)
+		abort();
+	fclose(f);
+	unlink(master_path);
+	return 0;
+}
+
+struct area {
+	unsigned char	buf[FZ_MAX_BLKS * FZ_BS];
+	size_t		pos;		/* next byte to write */
+	size_t		fc_start;	/* of the open fast commit */
+	__u32		crc;
+};
+
+static void put16(unsigned char *p, unsigned int v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+}
+
+static void put32(unsigned char *p, __u32 v)
+{
+	put16(p, v & 0xffff);
+	put16(p + 2, v >> 16);
+}
+
+/* Room for a record of @len value bytes in this block, or pad it out. */
+static int room(struct area *a, size_t len)
+{
+	size_t left = FZ_BS - a->pos % FZ_BS;
+
+	if (EJ_FC_TL_LEN + len <= left)
+		return a->pos + EJ_FC_TL_LEN + len <= sizeof(a->buf);
+	if (left >= EJ_FC_TL_LEN) {
+		put16(a->buf + a->pos, EJ_FC_TAG_PAD);
+		put16(a->buf + a->pos + 2, left - EJ_FC_TL_LEN);
+		a->crc = ej_crc32c(a->crc, a->buf + a->pos, left);
+	}
+	a->pos += left;
+	return a->pos + EJ_FC_TL_LEN + len <= sizeof(a->buf) &&
+	       EJ_FC_TL_LEN + len <= FZ_BS;
+}
+
+static int add(struct area *a, unsigned int tag, const unsigned char *v,
+	       size_t len)
+{
+	if (!room(a, len))
+		return -1;
+	put16(a->buf + a->pos, tag);
+	put16(a->buf + a->pos + 2, len);
+	memcpy(a->buf + a->pos + EJ_FC_TL_LEN, v, len);
+	a->crc = ej_crc32c(a->crc, a->buf + a->pos, EJ_FC_TL_LEN + len);
+	a->pos += EJ_FC_TL_LEN + len;
+	return 0;
+}
+
+/* TAIL: tid, crc, then to the end of the block; the next one starts. */
+static int close_fc(struct area *a)
+{
+	unsigned char *p;
+	size_t len;
+
+	if (!room(a, EJ_FC_TAIL_LEN))
+		return -1;
+	p = a->buf + a->pos;
+	len = FZ_BS - a->pos % FZ_BS - EJ_FC_TL_LEN;
+	put16(p, EJ_FC_TAG_TAIL);
+	put16(p + 2, len);
+	put32(p + EJ_FC_TL_LEN, FZ_TID);
+	a->crc = ej_crc32c(a->crc, p, EJ_FC_TL_LEN + 4);
+	put32(p + EJ_FC_TL_LEN + 4, a->crc);
+	a->pos += EJ_FC_TL_LEN + len;
+	a->crc = 0;
+	a->fc_start = a->pos;
+	return 0;
+}
+
+struct input {
+	const uint8_t	*p;
+	size_t		left;
+};
+
+static unsigned int byte(struct input *in)
+{
+	if (!in->left)
+		return 0;
+	in->left--;
+	return *in->p++;
+}
+
+static __u32 word(struct input *in)
+{
+	__u32 v = byte(in);
+
+	v |= byte(in) << 8;
+	v |= byte(in) << 16;
+	return v | (__u32)byte(in) << 24;
+}
+
+static __u32 an_ino(struct input *in)
+{
+	return word(in) % (nr_inodes + 4);
+}
+
+/* One record from the input into the area. */
+static int record(struct area *a, struct input *in, unsigned int tag)
+{
+	unsigned char v[FZ_BS];
+	size_t len, i;
+
+	memset(v, 0, sizeof(v));
+	switch (tag) {
+	case EJ_FC_TAG_ADD_RANGE: {
+		__u32 pblk = word(in) % (nr_blocks + 64);
+
+		put32(v, an_ino(in));
+		put32(v + 4, word(in) % 4096);		/* ee_block */
+		put16(v + 8, byte(in) | (byte(in) & 0x80) << 8); /* ee_len */
+		put16(v + 10, 0);			/* ee_start_hi */
+		put32(v + 12, pblk);
+		len = EJ_FC_ADD_RANGE_LEN;
+		break;
+	}
+	case EJ_FC_TAG_DEL_RANGE:
+		put32(v, an_ino(in));
+		put32(v + 4, word(in) % 4096);
+		put32(v + 8, byte(in) | byte(in) << 8);
+		len = EJ_FC_DEL_RANGE_LEN;
+		break;
+	case EJ_FC_TAG_CREAT:
+	case EJ_FC_TAG_LINK:
+	case EJ_FC_TAG_UNLINK:
+		put32(v, an_ino(in));
+		put32(v + 4, an_ino(in));
+		len = byte(in) % 24;
+		for (i = 0; i < len; i++)
+			v[EJ_FC_DENTRY_LEN + i] = byte(in);
+		len += EJ_FC_DENTRY_LEN;
+		break;
+	case EJ_FC_TAG_INODE:
+		put32(v, an_ino(in));
+		memcpy(v + 4, tmpl_inode, inode_size);
+		/* up to 8 overlays of one byte at an offset of the input's */
+		for (i = byte(in) % 9; i > 0; i--) {
+			unsigned int off = byte(in) % inode_size;
+
+			v[4 + off] = byte(in);
+		}
+		len = EJ_FC_INODE_LEN + inode_size;
+		break;
+	default:				/* raw: tag, length, bytes */
+		len = byte(in) % 64;
+		for (i = 0; i < len; i++)
+			v[i] = byte(in);
+		break;
+	}
+	return add(a, tag, v, len);
+}
+
+static void build(struct area *a, const uint8_t *data, size_t size)
+{
+	static const unsigned int tags[] = {
+		EJ_FC_TAG_ADD_RANGE, EJ_FC_TAG_DEL_RANGE, EJ_FC_TAG_CREAT,
+		EJ_FC_TAG_LINK, EJ_FC_TAG_UNLINK, EJ_FC_TAG_INODE,
+		EJ_FC_TAG_PAD,
+	};
+	struct input in = { data, size };
+	unsigned char head[EJ_FC_HEAD_LEN];
+
+	memset(a, 0, sizeof(*a));
+	put32(head, 0);
+	put32(head + 4, FZ_TID);
+	add(a, EJ_FC_TAG_HEAD, head, sizeof(head));
+	while (in.left) {
+		unsigned int b = byte(&in);
+
+		if (b == 0xff) {
+			if (close_fc(a))
+				break;
+			continue;
+		}
+		if (record(a, &in, tags[b % 7]))
+			break;
+	}
+	/* without room for its TAIL, the last fast commit stays open */
+	if (a->pos > a->fc_start)
+		close_fc(a);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct area a;
+	struct ej_fc_scan s;
+	unsigned long nblk;
+	ext2_filsys fs = NULL;
+	struct stat st;
+	int flag = 0;
+	FILE *f;
+
+	if (setup())
+		abort();
+	build(&a, data, size);
+	nblk = (a.pos + FZ_BS - 1) / FZ_BS;
+	if (!nblk)
+		return 0;
+	f = fopen(work_path, "wb");
+	if (!f || fwrite(master, 1, master_len, f) != master_len || fclose(f))
+		abort();
+	if (ej_fc_scan(a.buf, nblk, FZ_BS, FZ_TID, inode_size, &s))
+		abort();
+	if (s.area != EJ_FCA_LIVE)
+		abort();		/* the harness wrote a live HEAD */
+	if (ext2fs_open(work_path, EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0,
+			unix_io_manager, &fs))
+		abort();
+	if (!ej_fc_check(fs, NULL, 0, a.buf, &s) &&
+	    !ej_fc_dry_check(fs, a.buf, &s, &flag))
+		ej_fc_replay(fs, a.buf, &s);	/* an error code is allowed */
+	ext2fs_close_free(&fs);
+	ej_fc_scan_free(&s);
+	if (stat(work_path, &st) || (size_t)st.st_size != master_len)
+		abort();		/* written outside the filesystem */
+	if (ext2fs_open(work_path, EXT2_FLAG_64BITS, 0, 0, unix_io_manager,
+			&fs))
+		abort();
+	if (ext2fs_read_bitmaps(fs))
+		abort();
+	ext2fs_close_free(&fs);
+	return 0;
+}
