@@ -33,6 +33,7 @@
 #include <uuid/uuid.h>
 
 #include "e2fsck.h"
+#include "test/ej_test.h"
 #include "problem.h"
 #include "jphase.h"
 

@@ -51,10 +51,9 @@ static errcode_t open_library_journal(struct e2fsck_ctx *ctx, int policy,
 	if (err)
 		return err;
 	r = ej_journal_report(*ret);
-	r->msg_fn = recovery_msg;
-	r->msg_arg = ctx;
+	ej_report_on_message(r, recovery_msg, ctx);
 	/* the JSON report lists every logged block; nothing else reads them */
-	r->keep_blocks = ctx->report_file != NULL;
+	r->opts.keep_blocks = ctx->report_file != NULL;
 	return 0;
 }
 

@@ -3,10 +3,10 @@
  * kbytes.c: s_kbytes_written, as e2fsprogs 1.47's e2fsck leaves it after
  * a replay.  Our replay writes each block once; e2fsprogs counts what its
  * replay wrote through unix_io's cache.  This file models that cache
- * and the reads that go through it, fed by the report's block_fn as
- * recovery decides each block (kb_start), and adds up the bytes
- * (count_replay_start, count_replayed) that after_replay() adds to the
- * superblock.
+ * and the reads that go through it, fed by the report's block hook
+ * (ej_report_on_block()) as recovery decides each block (kb_start), and
+ * adds up the bytes (count_replay_start, count_replayed) that
+ * after_replay() adds to the superblock.
  */
 #include "config.h"
 
@@ -353,8 +353,7 @@ void kb_start(struct e2fsck_ctx *ctx, journal_t *j)
 	m->internal = !ji->external && !ji->saved;
 	if (m->internal && jmap_open(&m->map, ctx->fs, ji->ino))
 		m->internal = 0;
-	r->block_fn = kb_block;
-	r->block_arg = m;
+	ej_report_on_block(r, kb_block, m);
 }
 
 void count_replayed(struct e2fsck_ctx *ctx, journal_t *j)
@@ -364,7 +363,7 @@ void count_replayed(struct e2fsck_ctx *ctx, journal_t *j)
 
 	if (!ctx->count_kbytes)
 		return;
-	r->block_fn = NULL;
+	ej_report_on_block(r, NULL, NULL);
 	if (m->txn == (size_t)-1) {
 		m->txn = 0;
 		if (r->nr_txns)

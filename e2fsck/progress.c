@@ -107,8 +107,7 @@ void e2f_progress_start(struct e2fsck_ctx *ctx, struct ej_report *r)
 	ctx->progress_report = r;
 	ctx->progress_last = ~0U;
 	ctx->progress_time = 0;
-	r->progress_fn = journal_progress;
-	r->progress_arg = ctx;
+	ej_report_on_progress(r, journal_progress, ctx);
 }
 
 void e2f_progress_end(struct e2fsck_ctx *ctx)
@@ -122,8 +121,7 @@ void e2f_progress_end(struct e2fsck_ctx *ctx)
 	/* the phase is over, whatever the passes reported */
 	if (ctx->progress_last != PROGRESS_MAX)
 		draw(ctx, PROGRESS_MAX);
-	r->progress_fn = NULL;
-	r->progress_arg = NULL;
+	ej_report_on_progress(r, NULL, NULL);
 	ctx->progress_report = NULL;
 	if (!ctx->progress_drawn)
 		return;

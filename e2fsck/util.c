@@ -23,6 +23,7 @@
 #include <blkid.h>
 
 #include "e2fsck.h"
+#include "test/ej_test.h"
 
 /* ------------------------------------------------------------------ */
 /* Output                                                              */

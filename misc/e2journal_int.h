@@ -7,6 +7,7 @@
 #define E2JOURNAL_INT_H
 
 #include "ej_util.h"
+#include "test/ej_test.h"
 
 int ej_cmd_dump(int argc, char **argv);		/* ej_dump.c */
 int ej_cmd_replay(int argc, char **argv);	/* ej_replay.c */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "ej_util.h"
+#include "test/ej_test.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -238,14 +238,13 @@ static int replay_prepass(ext2_filsys fs, const struct ej_open_opts *opts,
 		return ej_load_failure_exit(err);
 	}
 	r = ej_journal_report(journal);
-	r->overrides = skips;
-	r->nr_overrides = n;
-	r->upto_tid = want->upto_tid;
-	r->upto_set = want->upto_set;
-	r->keep_blocks = 1;		/* check_overrides() reads them */
+	r->opts.overrides = skips;
+	r->opts.nr_overrides = n;
+	r->opts.upto_tid = want->opts.upto_tid;
+	r->opts.upto_set = want->opts.upto_set;
+	r->opts.keep_blocks = 1;	/* check_overrides() reads them */
 	bar->report = r;
-	r->progress_fn = ej_bar_progress;
-	r->progress_arg = bar;
+	ej_report_on_progress(r, ej_bar_progress, bar);
 	jbd2_journal_recover(journal);
 	ej_bar_done(bar);
 	r = ej_journal_report(journal);
@@ -579,8 +578,8 @@ static int replay_setup(struct replay_cmd *c)
 static int replay_confirm(struct replay_cmd *c)
 {
 	struct ej_report want = {
-		.upto_tid = (__u32)c->upto,
-		.upto_set = c->upto_set,
+		.opts.upto_tid = (__u32)c->upto,
+		.opts.upto_set = c->upto_set,
 	};
 	unsigned int forced = 0;
 	int ret;
@@ -629,17 +628,15 @@ static int replay_load(struct replay_cmd *c)
 		return ej_load_failure_exit(err);
 	}
 	r = ej_journal_report(c->journal);
-	r->msg_fn = print_msg;
-	r->msg_arg = &c->rout;
-	r->overrides = c->ovr;
-	r->nr_overrides = c->nr_ovr;
-	r->upto_tid = (__u32)c->upto;
-	r->upto_set = c->upto_set;
+	ej_report_on_message(r, print_msg, &c->rout);
+	r->opts.overrides = c->ovr;
+	r->opts.nr_overrides = c->nr_ovr;
+	r->opts.upto_tid = (__u32)c->upto;
+	r->opts.upto_set = c->upto_set;
 	/* what the report prints and the overrides' explanation read */
-	r->keep_blocks = c->json || c->per_block || c->nr_ovr;
+	r->opts.keep_blocks = c->json || c->per_block || c->nr_ovr;
 	c->bar.report = r;
-	r->progress_fn = ej_bar_progress;
-	r->progress_arg = &c->bar;
+	ej_report_on_progress(r, ej_bar_progress, &c->bar);
 
 	if (c->journal->j_superblock->s_start)
 		return -1;

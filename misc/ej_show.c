@@ -62,11 +62,10 @@ static int load_logged(struct show_ctx *c, const struct ej_open_opts *opts,
 		goto out;
 	}
 	r = ej_journal_report(journal);
-	r->keep_blocks = 1;
+	r->opts.keep_blocks = 1;
 	ej_bar_init(&bar, "reading");
 	bar.report = r;
-	r->progress_fn = ej_bar_progress;
-	r->progress_arg = &bar;
+	ej_report_on_progress(r, ej_bar_progress, &bar);
 	jbd2_journal_recover(journal);
 	ej_bar_done(&bar);
 	r = ej_journal_report(journal);

@@ -14,6 +14,7 @@
 #include <et/com_err.h>
 
 #include "ej_util.h"
+#include "test/ej_test.h"
 
 const char *ej_prog = "e2journal";
 unsigned int ej_io_flags;

@@ -3,7 +3,7 @@
  * ej_write_fc.c: the fast commits of "e2journal write": --fc SPEC,
  * --fc-head SPEC and a spec file's "fc" ... "tail" lines, written after
  * the full transactions into the journal's fast-commit area by the
- * library's fast-commit writer (fc_write.c, ej_fcw.h).
+ * library's fast-commit writer (test/fc_write.c, test/ej_fcw.h).
  *
  * A fast commit belongs to the transaction after the last full commit:
  * its TAIL, and the area's HEAD, name that tid unless told otherwise.
@@ -18,7 +18,7 @@
 
 #include "e2journal_int.h"
 #include "ej_write_fc.h"
-#include "ej_fcw.h"
+#include "test/ej_fcw.h"
 
 enum item_kind { IT_ADD, IT_DEL, IT_DENTRY, IT_INODE, IT_PAD, IT_RAW };
 

@@ -94,7 +94,7 @@ const char *ej_verdict_why_name(int why);
 int ej_verdict_jsb(int policy, int jsb_bad_csum);
 
 /* ------------------------------------------------------------------ */
-/* jopen.c / jglue.c: the io_channel host                              */
+/* jopen.c, jmap.c, jglue.c, fsdev.c: the io_channel host             */
 
 /* A run of journal blocks: logical lblk.. maps to physical pblk.. */
 struct ej_extent {
@@ -199,6 +199,15 @@ int ej_fc_host_handles(const struct ej_host *h);
 errcode_t ej_fc_host_finish(struct ej_host *h);
 void ej_fc_host_free(struct ej_host *h);
 
+/*
+ * The journal's map in @h (ext, pext, forbid, mapped, jio): its inode, or
+ * the superblock's backup of its block map (jmap.c), an external journal
+ * device (jmap.c), or a saved copy (jsave.c).
+ */
+errcode_t ej_jmap_internal(struct ej_host *h);
+errcode_t ej_jmap_external(struct ej_host *h, const struct ej_open_opts *o);
+errcode_t ej_jmap_saved(struct ej_host *h, const struct ej_open_opts *o);
+
 errcode_t ej_glue_init(struct ej_host *h);
 void ej_glue_free(struct ej_host *h);
 /* Forget what the glue read from physical block @blk (it was rewritten). */
@@ -219,72 +228,8 @@ void ej_glue_get_stats(struct ej_host *h, struct ej_glue_stats *st);
 void ej_radix_sort(void *base, void *tmp, size_t n, size_t size,
 		   size_t key_off, size_t key_size);
 
-/* prefetch.c: the log read ahead on a second thread (a cache only). */
-#define EJ_PF_SLOTS	4
-struct ej_prefetch;
-struct ej_pf_chunk {
-	unsigned long long	lblk, pblk;	/* first block, both ways */
-	unsigned int		len;		/* blocks */
-	int			err;		/* not read in full */
-};
-/* Owns @fd; @ext (sorted by lblk) must outlive it. */
-struct ej_prefetch *ej_prefetch_new(int fd, unsigned int bs,
-				    unsigned int chunk,
-				    const struct ej_extent *ext, size_t nr_ext,
-				    unsigned long long first,
-				    unsigned long long last);
-int ej_prefetch_running(const struct ej_prefetch *pf);
-int ej_prefetch_run(struct ej_prefetch *pf, unsigned long long lblk);
-void ej_prefetch_halt(struct ej_prefetch *pf);
-int ej_prefetch_next(struct ej_prefetch *pf, struct ej_pf_chunk *c,
-		     char **buf);
-void ej_prefetch_release(struct ej_prefetch *pf, int slot);
-void ej_prefetch_free(struct ej_prefetch *pf);
-
-/* flusher.c: writeback started behind replay's writes (a hint only). */
-struct ej_flusher;
-struct ej_flusher *ej_flusher_start(const char *path);
-/* Everything replay will write below byte @end has been written. */
-void ej_flusher_mark(struct ej_flusher *f, unsigned long long end);
-void ej_flusher_stop(struct ej_flusher *f);
-
-/* dio.c: the write phase's I/O through io_uring (NULL: not here). */
-#define EJ_DIO_TAGS	2	/* buffers a caller alternates between */
-struct ej_dio;
-/* Write @len bytes at byte @off the ordinary way; an error to report. */
-typedef errcode_t (*ej_dio_redo_fn)(void *arg, const void *buf, size_t len,
-				    unsigned long long off);
-/*
- * A second descriptor of @fs's device (regular file or block device),
- * checked to hold this filesystem at offset 0; -1 if it cannot be had.
- */
-int ej_open_same(ext2_filsys fs, int flags);
-/* @reads: the journal is on the filesystem's device; batch its reads too */
-struct ej_dio *ej_dio_start(ext2_filsys fs, int reads, ej_dio_redo_fn fn,
-			    void *arg);
-/* Queue a write from buffer @tag; the buffer must stay until ej_dio_wait. */
-errcode_t ej_dio_write(struct ej_dio *d, unsigned int tag, const void *buf,
-		       size_t len, unsigned long long off);
-/* Wait until no write from buffer @tag is in flight. */
-errcode_t ej_dio_wait(struct ej_dio *d, unsigned int tag);
-/*
- * Wait for everything, free @d (NULL is fine); the first error.  With
- * *keep_buffers set the kernel may still use the caller's buffers, which
- * must then never be freed or reused.
- */
-errcode_t ej_dio_finish(struct ej_dio *d, int *keep_buffers);
-/* Reads at byte offsets of the device, each with its own result. */
-struct ej_dio_io {
-	void			*buf;
-	size_t			len;
-	unsigned long long	off;
-	errcode_t		err;	/* 0, or read it again another way */
-};
-int ej_dio_can_read(const struct ej_dio *d);
-void ej_dio_read(struct ej_dio *d, struct ej_dio_io *io, size_t n);
-
 /* ------------------------------------------------------------------ */
-/* ioeng.c: the engines behind the glue                                */
+/* io/: the engines behind the glue (io/ioeng.c, private: io/ej_io.h)  */
 
 /*
  * The write phase's buffers, both halves together.  4 MiB rather than
@@ -295,12 +240,23 @@ void ej_dio_read(struct ej_dio *d, struct ej_dio_io *io, size_t n);
  */
 #define EJ_WRITE_BATCH_BYTES	(4 * 1024 * 1024)
 
+/* Chunks of read-ahead an engine lends the glue at most at once. */
+#define EJ_PF_SLOTS	4
+
 /* Log blocks an engine read ahead, lent to the glue until returned. */
 struct ej_io_chunk {
 	char			*buf;
 	unsigned long long	pblk;		/* physical block of buf[0] */
 	unsigned int		len;		/* blocks */
 	int			slot;		/* for ahead_return */
+};
+
+/* Reads of the log at byte offsets of its device, each with its result. */
+struct ej_dio_io {
+	void			*buf;
+	size_t			len;
+	unsigned long long	off;
+	errcode_t		err;	/* 0, or read it again another way */
 };
 
 /*

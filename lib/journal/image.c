@@ -204,8 +204,8 @@ errcode_t ej_image_open2(const char *path, const char *io_options,
 		err = check_mount(img, &flags);
 	if (err)
 		goto fail;
-	/* ej_test_io_manager() is the manager itself unless a test says */
-	img->io = ej_test_io_manager(io ? io : unix_io_manager);
+	/* ej_io_wrap() is the manager itself unless a program registered one */
+	img->io = ej_io_wrap(io ? io : unix_io_manager);
 	err = fs_io(img, &fio);
 	if (err)
 		goto fail;
@@ -326,17 +326,15 @@ static errcode_t load_journal(ej_image *img, int plan)
 		return err;
 	}
 	r = ej_journal_report(img->journal);
-	r->msg_fn = img->opts.message_fn;
-	r->msg_arg = img->opts.message_arg;
-	r->overrides = img->ovr;
-	r->nr_overrides = img->nr_ovr;
-	r->upto_tid = img->opts.upto_tid;
-	r->upto_set = !!(img->opts.flags & EJ_OPT_UPTO);
-	r->keep_blocks = 1;	/* ej_image_block() and the reports list them */
-	if (img->opts.progress_fn) {
-		r->progress_fn = image_progress;
-		r->progress_arg = img;
-	}
+	ej_report_on_message(r, img->opts.message_fn, img->opts.message_arg);
+	r->opts.overrides = img->ovr;
+	r->opts.nr_overrides = img->nr_ovr;
+	r->opts.upto_tid = img->opts.upto_tid;
+	r->opts.upto_set = !!(img->opts.flags & EJ_OPT_UPTO);
+	/* ej_image_block() and the reports list them */
+	r->opts.keep_blocks = 1;
+	if (img->opts.progress_fn)
+		ej_report_on_progress(r, image_progress, img);
 	return 0;
 }
 

@@ -10,8 +10,11 @@
  * hand replayed blocks to the host.  The entry of every logged block
  * (blocks[], 32 bytes each: the one thing that grows with the log rather
  * than with the distinct blocks) is kept only when the caller asks
- * (keep_blocks); the map alone says what to write.  The same file serves the io_channel host (jglue.c) and the
- * in-memory one of the unit tests, so it does no I/O of its own.
+ * (opts.keep_blocks); the map alone says what to write.  The same file
+ * serves the io_channel host (jglue.c) and the in-memory one of the unit
+ * tests, so it does no I/O of its own.  The caller's callbacks are
+ * registered through ej_report_on_message(), ej_report_on_block() and
+ * ej_report_on_progress().
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -150,6 +153,25 @@ errcode_t ej_report_init(struct ej_report *r)
 	memset(r, 0, sizeof(*r));
 	r->policy = JBD2_POLICY_REPLAY_ALL;
 	return 0;
+}
+
+void ej_report_on_message(struct ej_report *r, ej_msg_fn fn, void *arg)
+{
+	r->hooks.msg_fn = fn;
+	r->hooks.msg_arg = fn ? arg : NULL;
+}
+
+void ej_report_on_block(struct ej_report *r, ej_block_fn fn, void *arg)
+{
+	r->hooks.block_fn = fn;
+	r->hooks.block_arg = fn ? arg : NULL;
+}
+
+void ej_report_on_progress(struct ej_report *r, ej_progress_fn fn,
+			   void *arg)
+{
+	r->hooks.progress_fn = fn;
+	r->hooks.progress_arg = fn ? arg : NULL;
 }
 
 static void priv_free(struct ej_report_priv *p)
@@ -364,28 +386,29 @@ static int ovr_cmp(const void *a, const void *b)
 static int ovr_match(struct ej_report *r, __u32 tid,
 		     unsigned long long fsblock, int force)
 {
+	const struct ej_report_opts *ro = &r->opts;
 	struct ej_report_priv *p;
 	struct ej_override key;
 	size_t lo, hi;
 
-	if (!r->overrides || !r->nr_overrides)
+	if (!ro->overrides || !ro->nr_overrides)
 		return 0;
 	p = priv_get(r);
 	if (!p)
 		return 0;
-	if (p->ovr_src != r->overrides || p->nr_ovr_src != r->nr_overrides) {
+	if (p->ovr_src != ro->overrides || p->nr_ovr_src != ro->nr_overrides) {
 		struct ej_override *o;
 
-		o = malloc(r->nr_overrides * sizeof(*o));
+		o = malloc(ro->nr_overrides * sizeof(*o));
 		if (!o)
 			return 0;
-		memcpy(o, r->overrides, r->nr_overrides * sizeof(*o));
-		qsort(o, r->nr_overrides, sizeof(*o), ovr_cmp);
+		memcpy(o, ro->overrides, ro->nr_overrides * sizeof(*o));
+		qsort(o, ro->nr_overrides, sizeof(*o), ovr_cmp);
 		free(p->ovr);
 		p->ovr = o;
-		p->nr_ovr = r->nr_overrides;
-		p->ovr_src = r->overrides;
-		p->nr_ovr_src = r->nr_overrides;
+		p->nr_ovr = ro->nr_overrides;
+		p->ovr_src = ro->overrides;
+		p->nr_ovr_src = ro->nr_overrides;
 	}
 	key.fsblock = fsblock;
 	key.tid = tid;
@@ -447,8 +470,8 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 	if (r) {
 		in.user_skip = ovr_match(r, tid, blocknr, 0);
 		in.user_force = ovr_match(r, tid, blocknr, 1);
-		in.upto_set = r->upto_set;
-		in.upto_tid = r->upto_tid;
+		in.upto_set = r->opts.upto_set;
+		in.upto_tid = r->opts.upto_tid;
 		in.jsb_bad_csum = r->jsb_bad_csum;
 	}
 	ej_verdict_decide(&in, &out);
@@ -468,7 +491,7 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 			return -ENOMEM;
 	}
 	idx = EJ_NOT_KEPT;
-	if (r->keep_blocks) {
+	if (r->opts.keep_blocks) {
 		if (!r->max_blocks)
 			reserve_blocks(r);
 		if (grow_big((void **)&r->blocks, &r->max_blocks,
@@ -484,8 +507,9 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 	}
 	r->nr_logged++;
 	r->counts[verdict]++;
-	if (r->block_fn)
-		r->block_fn(r->block_arg, tid, jblock, blocknr, verdict);
+	if (r->hooks.block_fn)
+		r->hooks.block_fn(r->hooks.block_arg, tid, jblock, blocknr,
+				  verdict);
 	if (verdict != JBD2_BLOCK_REPLAYED)
 		return 0;
 
@@ -555,7 +579,7 @@ void jbd2_recovery_msg(journal_t *journal, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (!r || !r->msg_fn || !fmt)
+	if (!r || !r->hooks.msg_fn || !fmt)
 		return;
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -572,7 +596,7 @@ void jbd2_recovery_msg(journal_t *journal, const char *fmt, ...)
 			line = buf;	/* truncated beats nothing */
 		}
 	}
-	r->msg_fn(r->msg_arg, line);
+	r->hooks.msg_fn(r->hooks.msg_arg, line);
 	if (line != buf)
 		free(line);
 }

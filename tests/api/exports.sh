@@ -6,7 +6,10 @@
 # The dynamic symbols the built library defines (nm -D --defined-only) must
 # be the list in lib/journal/libe2journal.map, every one of them declared
 # in an installed header (e2journal.h, or the com_err table's ej_err.h),
-# and the soname libe2journal.so.0.  The installed headers must name
+# and the soname libe2journal.so.0.  Neither the shared nor the static
+# library holds test code, not even as a local symbol: the journal writer,
+# its fault injector and the test io manager are the test library's
+# (lib/journal/test/), which the programs and tests link beside it.  The installed headers must name
 # nothing of the kernel shim or recovery.c's internals.
 
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -54,6 +57,20 @@ while read -r sym; do
 		fail "$sym is exported but no installed header declares it"
 	fi
 done <"$work/so"
+
+# no test code in what is shipped (nm: every symbol, local ones too)
+testsyms='ej_writer_|ej_corrupt$|ej_corrupt_target$|ej_wtxn_|ejw_|ej_test_io_|tio_'
+for lib in "$so" "$top_builddir/lib/journal/.libs/libe2journal.a"; do
+	[ -f "$lib" ] || continue
+	nm "$lib" 2>/dev/null | awk 'NF >= 2 { print $NF }' | sort -u >"$work/all"
+	if ! grep -qx ej_journal_open "$work/all"; then
+		echo "note: no symbol table in $lib (stripped?); test code not looked for"
+		continue
+	fi
+	if grep -E "^($testsyms)" "$work/all" >"$work/test"; then
+		fail "$lib holds test code: $(tr '\n' ' ' <"$work/test")"
+	fi
+done
 
 soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
 [ "$soname" = libe2journal.so.0 ] || fail "soname is '$soname', not libe2journal.so.0"

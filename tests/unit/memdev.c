@@ -302,7 +302,7 @@ int memhost_load(struct memhost *h, int policy)
 	if (ej_report_init(&h->report))
 		return -ENOMEM;
 	h->report.policy = policy;
-	h->report.keep_blocks = 1;	/* the tests read every entry */
+	h->report.opts.keep_blocks = 1;	/* the tests read every entry */
 	j->j_report = &h->report;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #define E2JOURNAL_TESTS_MEMDEV_H
 
 #include "ej_lib.h"
+#include "test/ej_test.h"
 
 #define MEMDEV_MAX_FAIL		16
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "ej_int.h"
-#include "ej_fcw.h"
+#include "test/ej_fcw.h"
 
 #define TID	41u
 #define ISZ	256

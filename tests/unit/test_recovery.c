@@ -885,6 +885,50 @@ static void test_clean_journal(void **state)
 	rig_free(&r);
 }
 
+struct hook_count {
+	unsigned long	calls, replayed;
+};
+
+static void count_block(void *arg, __u32 tid, unsigned long jblock,
+			unsigned long long fsblock, int verdict)
+{
+	struct hook_count *hc = arg;
+
+	hc->calls++;
+	if (verdict == JBD2_BLOCK_REPLAYED)
+		hc->replayed++;
+}
+
+/*
+ * A block hook registered with ej_report_on_block() sees each logged
+ * block's final verdict once; registering NULL removes it and its arg.
+ */
+static void test_report_hooks(void **state)
+{
+	struct hook_count hc = { 0 };
+	struct ej_report *rep;
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, 1024, 0, 801);
+	rig_writer(&r, &layouts[6], NULL);
+	workload_basic(&r, 0);
+	rig_seal(&r);
+	assert_int_equal(memhost_load(&r.host, JBD2_POLICY_REPLAY_ALL), 0);
+	rep = r.host.journal->j_report;
+	ej_report_on_block(rep, count_block, &hc);
+	r.rc = jbd2_journal_recover(r.host.journal);
+	assert_int_equal(r.rc, 0);
+	assert_true(hc.calls > 0);
+	assert_int_equal(hc.calls, rep->nr_logged);
+	assert_true(hc.replayed > 0);
+	ej_report_on_block(rep, NULL, &hc);
+	assert_null(rep->hooks.block_fn);
+	assert_null(rep->hooks.block_arg);
+	rig_done(&r, "report hooks");
+	rig_free(&r);
+}
+
 /* v3 without 64BIT: t_blocknr_high is not part of the block number. */
 static void test_v3_32bit_high_ignored(void **state)
 {
@@ -1285,7 +1329,7 @@ static void test_read_errors(void **state)
 
 /* ------------------------------------------------------------------ */
 
-#define NR_FIXED	16
+#define NR_FIXED	17
 
 int main(void)
 {
@@ -1304,6 +1348,7 @@ int main(void)
 		{ "uncommitted_tail", test_uncommitted_tail },
 		{ "external_journal", test_external },
 		{ "clean_journal_not_replayed", test_clean_journal },
+		{ "report_block_hook", test_report_hooks },
 		{ "v3_32bit_blocknr_high_ignored", test_v3_32bit_high_ignored },
 		{ "random_healthy", test_random_healthy },
 		{ "robust_garbage_journal", test_garbage_journal },

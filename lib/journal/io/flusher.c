@@ -20,7 +20,7 @@
  * before.
  */
 #define _GNU_SOURCE
-#include "ej_int.h"
+#include "ej_io.h"
 
 #include <fcntl.h>
 #include <pthread.h>

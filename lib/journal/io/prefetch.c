@@ -22,7 +22,7 @@
  * thread first (ej_glue_invalidate).
  */
 #define _GNU_SOURCE
-#include "ej_int.h"
+#include "ej_io.h"
 
 #include <pthread.h>
 #include <unistd.h>

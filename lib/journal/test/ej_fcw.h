@@ -16,7 +16,7 @@
 #ifndef EJ_FCW_H
 #define EJ_FCW_H
 
-#include "ej_lib.h"
+#include "ej_test.h"
 #include "ej_fc.h"
 
 /* A record as placed, for listings and for faults aimed at one byte. */

@@ -39,7 +39,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "ej_int.h"
+#include "ej_io.h"
 
 #include <errno.h>
 #include <fcntl.h>

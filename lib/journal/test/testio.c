@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.0
 /*
  * testio.c: a fault-injecting io manager for tests, in the spirit of
- * libext2fs' TEST_IO.  The programs wrap the io manager they open images
- * with in ej_test_io_manager(); unless they handed settings to
- * ej_test_io_config() (ours pass E2JOURNAL_TEST_IO from their
- * environment) that returns the manager unchanged.  The library itself
- * reads no environment.
+ * libext2fs' TEST_IO (part of the test library, not of libe2journal.so).
+ * The programs wrap the io manager they open images with in
+ * ej_test_io_manager(); unless they handed settings to ej_test_io_config()
+ * (ours pass E2JOURNAL_TEST_IO from their environment) that returns the
+ * manager unchanged.  Given settings, ej_test_io_config() also registers
+ * it with the library's ej_io_wrap_set(), so what the library opens
+ * itself (an external journal, the ej_image API) goes through it too.
+ * The library reads no environment.
  *
  * The settings are a comma-separated list of:
  *
@@ -46,6 +49,7 @@
 #include <unistd.h>
 
 #include "ej_int.h"
+#include "ej_test.h"
 
 #define EJ_TESTIO_MAX_RERR	16
 #define EJ_TESTIO_MAX_BASES	2
@@ -115,6 +119,7 @@ void ej_test_io_config(const char *env)
 	if (!env || !*env)
 		return;
 	cfg.active = 1;
+	ej_io_wrap_set(ej_test_io_manager);
 	copy = strdup(env);
 	if (!copy)
 		return;
