@@ -5,22 +5,24 @@
  * commits": the results Linux gives).
  *
  * Records are applied in order.  INODE copies the logged inode but its
- * block map (ADD_RANGE and DEL_RANGE rebuild that); ADD_RANGE maps
- * blocks, DEL_RANGE punches them; CREAT, LINK and UNLINK edit names,
- * growing a full directory, and CREAT of a directory gives it `.` and
- * `..` when it has none.  Then each touched inode's blocks are counted
- * into i_blocks and marked in the block bitmap, and libext2fs writes
- * bitmaps, group descriptors and superblock with their counts and
- * checksums.  Records that name blocks outside the filesystem, in its
- * fixed metadata or in the journal, or impossible inode numbers, are
- * judged before anything is written (ej_fc_check()), so that "refuse"
- * can refuse the journal as a whole.
+ * block map (ADD_RANGE and DEL_RANGE rebuild that), first releasing the
+ * blocks of a live file the inode number held before (another
+ * i_generation); ADD_RANGE maps blocks, DEL_RANGE punches them; CREAT,
+ * LINK and UNLINK edit names and link counts (fc_dentry.c).  Then the
+ * directories whose subdirectories changed are recounted, orphans an
+ * INODE record unhooked go back on the orphan list, each touched
+ * inode's blocks are counted into i_blocks and marked in the block
+ * bitmap, and libext2fs writes bitmaps, group descriptors and
+ * superblock with their counts and checksums.  Records that name blocks
+ * outside the filesystem, in its fixed metadata or in the journal, or
+ * impossible inode numbers, are judged before anything is written
+ * (ej_fc_check()), so that "refuse" can refuse the journal as a whole.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ej_int.h"
-#include "ej_fc.h"
+#include "fc_int.h"
 
 static __u32 get32(const unsigned char *p)
 {
@@ -174,30 +176,26 @@ errcode_t ej_fc_check(ext2_filsys fs, const struct ej_extent *forbid,
 /* ---------------------------------------------------------------- */
 /* The replay                                                        */
 
-struct fcr {
-	ext2_filsys		fs;
-	struct ej_fc_scan	*s;
-	const unsigned char	*area;
-	ext2_ino_t		*touched;
-	size_t			nr_touched, max_touched;
-	unsigned int		isz;
-};
-
-static errcode_t touch(struct fcr *x, ext2_ino_t ino)
+errcode_t ej_fc_inos_add(struct ej_fc_inos *set, ext2_ino_t ino)
 {
 	size_t i;
 
-	for (i = 0; i < x->nr_touched; i++)
-		if (x->touched[i] == ino)
+	for (i = 0; i < set->n; i++)
+		if (set->v[i] == ino)
 			return 0;
-	if (ej_grow((void **)&x->touched, &x->max_touched,
-		    x->nr_touched + 1, sizeof(*x->touched)))
+	if (ej_grow((void **)&set->v, &set->max, set->n + 1,
+		    sizeof(*set->v)))
 		return EJ_NO_MEMORY;
-	x->touched[x->nr_touched++] = ino;
+	set->v[set->n++] = ino;
 	return 0;
 }
 
-static void mark_block(ext2_filsys fs, blk64_t b, int used)
+static errcode_t touch(struct ej_fcr *x, ext2_ino_t ino)
+{
+	return ej_fc_inos_add(&x->touched, ino);
+}
+
+void ej_fc_mark_block(ext2_filsys fs, blk64_t b, int used)
 {
 	if (b < fs->super->s_first_data_block ||
 	    b >= ext2fs_blocks_count(fs->super))
@@ -206,7 +204,7 @@ static void mark_block(ext2_filsys fs, blk64_t b, int used)
 		ext2fs_block_alloc_stats2(fs, b, used ? 1 : -1);
 }
 
-static void mark_inode(ext2_filsys fs, ext2_ino_t ino, int used, int dir)
+void ej_fc_mark_inode(ext2_filsys fs, ext2_ino_t ino, int used, int dir)
 {
 	if (!!ext2fs_test_inode_bitmap2(fs->inode_map, ino) != !!used)
 		ext2fs_inode_alloc_stats2(fs, ino, used ? 1 : -1, dir);
@@ -216,13 +214,49 @@ static void mark_inode(ext2_filsys fs, ext2_ino_t ino, int used, int dir)
  * In use: linked, or unlinked while open (on the orphan list, i_dtime
  * then names the next orphan, not a time).
  */
-static int inode_used(ext2_filsys fs, const struct ext2_inode *in)
+int ej_fc_inode_used(ext2_filsys fs, const struct ext2_inode *in)
 {
 	return in->i_links_count ||
 	       (in->i_mode && in->i_dtime <= fs->super->s_inodes_count);
 }
 
-static errcode_t do_inode(struct fcr *x, const unsigned char *v,
+/*
+ * The inode on disk before an INODE record: a live file other than the
+ * logged one (another i_generation: the inode number was freed and
+ * reused since) gives up its blocks, as the UNLINK that deleted it
+ * would have had them released; an orphan whose next-orphan link the
+ * record changes leaves that next one to be put back on the list.
+ */
+static errcode_t before_inode(struct ej_fcr *x, ext2_ino_t ino,
+			      struct ext2_inode *disk,
+			      const struct ext2_inode *fc)
+{
+	ext2_filsys fs = x->fs;
+	blk64_t acl = ext2fs_file_acl_block(fs, disk);
+	errcode_t err;
+
+	if (!disk->i_mode || !ext2fs_test_inode_bitmap2(fs->inode_map, ino))
+		return 0;
+	if (!disk->i_links_count && disk->i_dtime != fc->i_dtime &&
+	    disk->i_dtime >= EXT2_FIRST_INODE(fs->super) &&
+	    disk->i_dtime <= fs->super->s_inodes_count) {
+		err = ej_fc_inos_add(&x->orphans, disk->i_dtime);
+		if (err)
+			return err;
+	}
+	if (!ej_fc_inode_used(fs, disk) ||
+	    disk->i_generation == fc->i_generation)
+		return 0;
+	/* the same xattr block in both stays */
+	if (acl && acl == ext2fs_file_acl_block(fs, fc))
+		ext2fs_file_acl_block_set(fs, disk, 0);
+	err = ej_fc_release_blocks(x, ino, disk);
+	if (!err)
+		err = ext2fs_write_inode(fs, ino, disk);
+	return err;
+}
+
+static errcode_t do_inode(struct ej_fcr *x, const unsigned char *v,
 			  unsigned int len)
 {
 	ext2_filsys fs = x->fs;
@@ -254,6 +288,10 @@ static errcode_t do_inode(struct fcr *x, const unsigned char *v,
 	ext2fs_swap_inode_full(fs, (struct ext2_inode_large *)fc,
 			       (struct ext2_inode_large *)fc, 0, x->isz);
 #endif
+	err = before_inode(x, ino, (struct ext2_inode *)disk,
+			   (struct ext2_inode *)fc);
+	if (err)
+		goto out;
 	memcpy(disk, fc, ib);
 	if (copy > gen)
 		memcpy(disk + gen, fc + gen, copy - gen);
@@ -276,7 +314,8 @@ static errcode_t do_inode(struct fcr *x, const unsigned char *v,
 	err = ext2fs_write_inode_full(fs, ino, in, x->isz);
 	if (err)
 		goto out;
-	mark_inode(fs, ino, inode_used(fs, in), LINUX_S_ISDIR(in->i_mode));
+	ej_fc_mark_inode(fs, ino, ej_fc_inode_used(fs, in),
+			 LINUX_S_ISDIR(in->i_mode));
 	/*
 	 * Unlinked while open: Linux put it at the head of the orphan list,
 	 * its i_dtime naming the old head, but the superblock is not in
@@ -296,7 +335,7 @@ out:
 	return err;
 }
 
-static errcode_t do_add(struct fcr *x, const unsigned char *v)
+static errcode_t do_add(struct ej_fcr *x, const unsigned char *v)
 {
 	ext2_filsys fs = x->fs;
 	unsigned long long pblk;
@@ -323,13 +362,42 @@ static errcode_t do_add(struct fcr *x, const unsigned char *v)
 		if (err)
 			return err;
 		if (cur && cur != want)
-			mark_block(fs, cur, 0);
-		mark_block(fs, want, 1);
+			ej_fc_mark_block(fs, cur, 0);
+		ej_fc_mark_block(fs, want, 1);
 	}
 	return touch(x, ino);
 }
 
-static errcode_t do_del(struct fcr *x, const unsigned char *v)
+errcode_t ej_fc_punch(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
+		     blk64_t start, blk64_t end)
+{
+	struct ext2_inode own;
+	blk64_t most = ext2fs_blocks_count(fs->super);
+	unsigned int per = fs->blocksize / 512;
+	errcode_t err;
+
+	if (!in) {
+		err = ext2fs_read_inode(fs, ino, &own);
+		if (err && err != EXT2_ET_INODE_CSUM_INVALID)
+			return err;
+		in = &own;
+	}
+	/*
+	 * libext2fs takes each freed block off i_blocks and fails when it
+	 * would go below 0, as it does when an INODE record logged fewer
+	 * blocks than a partial replay before a power cut left mapped.
+	 * i_blocks is counted from the map at the end anyway.
+	 */
+	if (!ext2fs_has_feature_huge_file(fs->super) &&
+	    most > 0xffffffffULL / per)
+		most = 0xffffffffULL / per;
+	err = ext2fs_iblk_set(fs, in, most);
+	if (err)
+		return err;
+	return ext2fs_punch(fs, ino, in, NULL, start, end);
+}
+
+static errcode_t do_del(struct ej_fcr *x, const unsigned char *v)
 {
 	ext2_ino_t ino = get32(v);
 	blk64_t start = get32(v + 4), len = get32(v + 8), end;
@@ -340,146 +408,10 @@ static errcode_t do_del(struct fcr *x, const unsigned char *v)
 	end = start + len - 1;
 	if (end > 0xffffffffULL)
 		end = 0xffffffffULL;
-	err = ext2fs_punch(x->fs, ino, NULL, NULL, start, end);
+	err = ej_fc_punch(x->fs, ino, NULL, start, end);
 	if (err)
 		return err;
 	return touch(x, ino);
-}
-
-/* A directory made by CREAT gets `.` and `..` when its block has none. */
-static errcode_t init_dir(struct fcr *x, ext2_ino_t dir, ext2_ino_t parent)
-{
-	ext2_filsys fs = x->fs;
-	struct ext2_inode in;
-	blk64_t blk = 0;
-	char *buf = NULL;
-	int flags = 0;
-	errcode_t err;
-
-	err = ext2fs_read_inode(fs, dir, &in);
-	if (err || in.i_flags & EXT4_INLINE_DATA_FL)
-		return err;
-	err = ext2fs_bmap2(fs, dir, NULL, NULL, 0, 0, &flags, &blk);
-	if (err)
-		return err;
-	if (blk) {
-		struct ext2_dir_entry *de;
-
-		err = ext2fs_get_mem(fs->blocksize, &buf);
-		if (err)
-			return err;
-		err = ext2fs_read_dir_block4(fs, blk, buf, 0, dir);
-		de = (struct ext2_dir_entry *)buf;
-		if (!err && de->inode == dir &&
-		    ext2fs_dirent_name_len(de) == 1 && de->name[0] == '.')
-			goto out;
-		ext2fs_free_mem(&buf);
-	} else {
-		err = ext2fs_new_block2(fs, ext2fs_find_inode_goal(fs, dir,
-					&in, 0), NULL, &blk);
-		if (err)
-			return err;
-	}
-	err = ext2fs_new_dir_block(fs, dir, parent, &buf);
-	if (!err)
-		err = ext2fs_write_dir_block4(fs, blk, buf, 0, dir);
-	if (!err)
-		err = ext2fs_bmap2(fs, dir, NULL, NULL, BMAP_SET, 0, NULL,
-				   &blk);
-	if (err)
-		goto out;
-	mark_block(fs, blk, 1);
-	err = ext2fs_read_inode(fs, dir, &in);
-	if (!err && EXT2_I_SIZE(&in) < fs->blocksize) {
-		ext2fs_inode_size_set(fs, &in, fs->blocksize);
-		err = ext2fs_write_inode(fs, dir, &in);
-	}
-	if (!err)
-		err = touch(x, dir);
-out:
-	ext2fs_free_mem(&buf);
-	return err;
-}
-
-static int dirent_type(const struct ext2_inode *in)
-{
-	switch (in->i_mode & LINUX_S_IFMT) {
-	case LINUX_S_IFREG:	return EXT2_FT_REG_FILE;
-	case LINUX_S_IFDIR:	return EXT2_FT_DIR;
-	case LINUX_S_IFCHR:	return EXT2_FT_CHRDEV;
-	case LINUX_S_IFBLK:	return EXT2_FT_BLKDEV;
-	case LINUX_S_IFIFO:	return EXT2_FT_FIFO;
-	case LINUX_S_IFSOCK:	return EXT2_FT_SOCK;
-	case LINUX_S_IFLNK:	return EXT2_FT_SYMLINK;
-	}
-	return EXT2_FT_UNKNOWN;
-}
-
-/* CREAT, LINK, UNLINK.  *verdict: what became of the record. */
-static errcode_t do_dentry(struct fcr *x, unsigned int tag,
-			   const unsigned char *v, unsigned int len,
-			   int *verdict)
-{
-	ext2_filsys fs = x->fs;
-	ext2_ino_t parent = get32(v), ino = get32(v + 4), found = 0;
-	unsigned int nlen = len - EJ_FC_DENTRY_LEN;
-	struct ext2_inode pin, in;
-	char name[EJ_FC_NAME_MAX + 1];
-	errcode_t err;
-	int tries;
-
-	memcpy(name, v + EJ_FC_DENTRY_LEN, nlen);
-	name[nlen] = 0;
-	err = ext2fs_read_inode(fs, parent, &pin);
-	if (err && err != EXT2_ET_INODE_CSUM_INVALID)
-		return err;
-	if (!LINUX_S_ISDIR(pin.i_mode) || !pin.i_links_count ||
-	    !ext2fs_test_inode_bitmap2(fs->inode_map, parent)) {
-		*verdict = EJ_FCR_BAD_PARENT;
-		return 0;
-	}
-	if (tag == EJ_FC_TAG_UNLINK) {
-		err = ext2fs_unlink(fs, parent, name, ino, 0);
-		*verdict = err ? EJ_FCR_NOTHING : EJ_FCR_REPLAYED;
-		return 0;
-	}
-	err = ext2fs_read_inode(fs, ino, &in);
-	if (err && err != EXT2_ET_INODE_CSUM_INVALID)
-		return err;
-	if (tag == EJ_FC_TAG_LINK &&
-	    (!ext2fs_test_inode_bitmap2(fs->inode_map, ino) || !in.i_mode)) {
-		*verdict = EJ_FCR_NOT_IN_USE;
-		return 0;
-	}
-	if (!ext2fs_lookup(fs, parent, name, nlen, NULL, &found)) {
-		if (found == ino) {
-			*verdict = EJ_FCR_NOTHING;
-			goto dir;
-		}
-		err = ext2fs_unlink(fs, parent, name, found, 0);
-		if (err)
-			return err;
-	}
-	for (tries = 0; ; tries++) {
-		err = ext2fs_link(fs, parent, name, ino, dirent_type(&in));
-		if (err != EXT2_ET_DIR_NO_SPACE || tries)
-			break;
-		err = ext2fs_expand_dir(fs, parent);
-		if (err)
-			return err;
-		err = touch(x, parent);
-		if (err)
-			return err;
-	}
-	if (!err)
-		err = ej_fc_dx_clear(fs, parent, &pin);
-	if (err)
-		return err;
-	*verdict = EJ_FCR_REPLAYED;
-dir:
-	if (tag == EJ_FC_TAG_CREAT && LINUX_S_ISDIR(in.i_mode))
-		return init_dir(x, ino, parent);
-	return 0;
 }
 
 struct count {
@@ -493,13 +425,13 @@ static int count_block(ext2_filsys fs, blk64_t *blk, e2_blkcnt_t bcnt,
 	struct count *c = priv;
 
 	(void)bcnt; (void)ref; (void)off;
-	mark_block(fs, *blk, 1);
+	ej_fc_mark_block(fs, *blk, 1);
 	c->n++;
 	return 0;
 }
 
 /* i_blocks from the map, every mapped block marked in use. */
-static errcode_t settle(struct fcr *x, ext2_ino_t ino)
+static errcode_t settle(struct ej_fcr *x, ext2_ino_t ino)
 {
 	ext2_filsys fs = x->fs;
 	struct ext2_inode in;
@@ -509,7 +441,7 @@ static errcode_t settle(struct fcr *x, ext2_ino_t ino)
 	err = ext2fs_read_inode(fs, ino, &in);
 	if (err && err != EXT2_ET_INODE_CSUM_INVALID)
 		return err;
-	if (!inode_used(fs, &in) || !ext2fs_inode_has_valid_blocks2(fs, &in))
+	if (!ej_fc_inode_used(fs, &in) || !ext2fs_inode_has_valid_blocks2(fs, &in))
 		return 0;
 	err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL,
 				    count_block, &c);
@@ -519,7 +451,7 @@ static errcode_t settle(struct fcr *x, ext2_ino_t ino)
 	if (err && err != EXT2_ET_INODE_CSUM_INVALID)
 		return err;
 	if (ext2fs_file_acl_block(fs, &in)) {
-		mark_block(fs, ext2fs_file_acl_block(fs, &in), 1);
+		ej_fc_mark_block(fs, ext2fs_file_acl_block(fs, &in), 1);
 		c.n++;
 	}
 	err = ext2fs_iblk_set(fs, &in, c.n);
@@ -544,7 +476,63 @@ static void sum_counts(ext2_filsys fs)
 	ext2fs_mark_super_dirty(fs);
 }
 
-static errcode_t replay_all(struct fcr *x)
+/* Is @ino on the orphan list the superblock heads? */
+static int on_orphan_list(ext2_filsys fs, ext2_ino_t ino)
+{
+	ext2_ino_t cur = fs->super->s_last_orphan;
+	struct ext2_inode in;
+	unsigned int steps;
+
+	/* a list too long or looping is e2fsck's to clear: leave it */
+	for (steps = 0; cur && steps < 65536; steps++) {
+		if (cur == ino)
+			return 1;
+		if (cur < EXT2_FIRST_INODE(fs->super) ||
+		    cur > fs->super->s_inodes_count)
+			return 0;
+		if (ext2fs_read_inode(fs, cur, &in))
+			return 1;
+		cur = in.i_dtime;
+	}
+	return cur != 0;
+}
+
+/*
+ * An orphan whose place in the list an INODE record took away (the one
+ * before it logged with another next-orphan link: the file that held
+ * it closed and was freed, which no record says) goes back at the head
+ * of the list, so that it is released as after any replay.
+ */
+static errcode_t keep_orphans(struct ej_fcr *x)
+{
+	ext2_filsys fs = x->fs;
+	size_t i;
+
+	if (ext2fs_has_feature_orphan_file(fs->super))
+		return 0;
+	for (i = 0; i < x->orphans.n; i++) {
+		ext2_ino_t ino = x->orphans.v[i];
+		struct ext2_inode in;
+		errcode_t err;
+
+		err = ext2fs_read_inode(fs, ino, &in);
+		if (err && err != EXT2_ET_INODE_CSUM_INVALID)
+			return err;
+		if (!in.i_mode || in.i_links_count ||
+		    !ext2fs_test_inode_bitmap2(fs->inode_map, ino) ||
+		    on_orphan_list(fs, ino))
+			continue;
+		in.i_dtime = fs->super->s_last_orphan;
+		err = ext2fs_write_inode(fs, ino, &in);
+		if (err)
+			return err;
+		fs->super->s_last_orphan = ino;
+		ext2fs_mark_super_dirty(fs);
+	}
+	return 0;
+}
+
+static errcode_t replay_all(struct ej_fcr *x)
 {
 	struct ej_fc_scan *s = x->s;
 	size_t i, r;
@@ -564,7 +552,7 @@ static errcode_t replay_all(struct fcr *x)
 		add_range(x->area + q->off + EJ_FC_TL_LEN, &ino, &lblk, &pblk,
 			  &len, &unwr);
 		for (k = 0; k < len; k++)
-			mark_block(x->fs, pblk + k, 1);
+			ej_fc_mark_block(x->fs, pblk + k, 1);
 	}
 	for (i = 0; i < s->nr_fcs; i++) {
 		struct ej_fc_commit *c = &s->fcs[i];
@@ -590,7 +578,7 @@ static errcode_t replay_all(struct fcr *x)
 				err = do_del(x, v);
 				break;
 			default:
-				err = do_dentry(x, q->tag, v, q->len,
+				err = ej_fc_dentry(x, q->tag, v, q->len,
 						&verdict);
 			}
 			/*
@@ -610,11 +598,13 @@ static errcode_t replay_all(struct fcr *x)
 				s->flagged = 1;
 		}
 	}
-	for (i = 0; i < x->nr_touched; i++) {
-		err = settle(x, x->touched[i]);
-		if (err)
-			return err;
-	}
+	err = ej_fc_recount_dirs(x);
+	if (!err)
+		err = keep_orphans(x);
+	for (i = 0; !err && i < x->touched.n; i++)
+		err = settle(x, x->touched.v[i]);
+	if (err)
+		return err;
 	sum_counts(x->fs);
 	return 0;
 }
@@ -646,7 +636,7 @@ static errcode_t write_gdt(ext2_filsys fs)
 errcode_t ej_fc_replay(ext2_filsys fs, const unsigned char *area,
 		       struct ej_fc_scan *s)
 {
-	struct fcr x;
+	struct ej_fcr x;
 	errcode_t err;
 
 	memset(&x, 0, sizeof(x));
@@ -663,7 +653,9 @@ errcode_t ej_fc_replay(ext2_filsys fs, const unsigned char *area,
 	if (err)
 		return err;
 	err = replay_all(&x);
-	free(x.touched);
+	free(x.touched.v);
+	free(x.recount.v);
+	free(x.orphans.v);
 	if (err)
 		return err;
 	/*

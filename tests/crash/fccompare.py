@@ -272,6 +272,24 @@ def map_blocks(f):
     return out
 
 
+def unhooked_orphans(a, b, recs):
+    """Orphans an INODE record may unhook from the orphan list: the next
+    orphan (i_dtime) of each inode such a record writes, where that inode
+    has no links in @a or @b.  Our replay puts them back at the head of
+    the list (fc_replay.c, keep_orphans()), which writes their slots."""
+    out = set()
+    for tag, v in recs:
+        if tag != INODE:
+            continue
+        i = struct.unpack("<I", v[:4])[0]
+        for img in (a, b):
+            s = debugfs(img, "stat <%d>" % i)
+            m = re.search(r"dtime: 0x([0-9a-f]+)", s)
+            if m and re.search(r"Links: 0\b", s):
+                out.add(int(m.group(1), 16))
+    return out
+
+
 def outside_fc(a, b, recs, bs, blocks):
     """Blocks of @blocks (the full commits' logged blocks) where images
     @a and @b differ in what the fast commits cannot have written: the
@@ -282,6 +300,7 @@ def outside_fc(a, b, recs, bs, blocks):
     inos, names = touched(recs)
     for _, p, _, i in names:
         inos |= {p, i}
+    inos |= unhooked_orphans(a, b, recs)
     first, bitmaps, tables, isize = layout(a)
     theirs = set()
     for i in inos:

@@ -11,6 +11,9 @@
 #   plain-1 plain 1; dir-1 dir 1; mixed-1 mixed 1 (4096-byte blocks)
 #   plain-1k plain 3 1024; dir-1k dir 4 1024; mixed-1k mixed 5 1024
 #   rand-N rand N, blocks of 1024 bytes for even N, else 4096
+#   reuse-1k: not made here, image fcmix1k-3 of a make check-crash-host
+#   run (tests/crash/hostgen.py; UNLINKs whose inodes the fast commits
+#   reuse for new files, issue 33), Linux's replay failed as noted
 # then xz -9 each.  Only scratch files under /tmp are mounted.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)

@@ -182,25 +182,25 @@ def main():
 
     def stale(a, t):
         a.head(t - 1)
-        inode(a, 2)
         link(a, "stale")
+        inode(a, 2)
         a.tail(t - 1)
     case("row 2, stale HEAD", stale, 0, 0, [], ["stale"])
 
     def feats(a, t):
         a.head(t, features=4)
-        inode(a, 2)
         link(a, "feat")
+        inode(a, 2)
         a.tail(t)
     case("row 3, unknown HEAD features", feats, 1, 4, [], ["feat"])
 
     def verified(a, t):
         a.head(t)
-        inode(a, 2)
         link(a, "v1")
+        inode(a, 2)
         a.tail(t)
-        inode(a, 3)
         link(a, "v2")
+        inode(a, 3)
         a.tail(t)
     case("row 4, verified", verified, 0, 0, ["v1", "v2"], [])
 
@@ -219,18 +219,18 @@ def main():
 
     def unacked(a, t):
         a.head(t)
-        inode(a, 2)
         link(a, "u1")
+        inode(a, 2)
         a.tail(t)
-        inode(a, 3)
         link(a, "u2")
+        inode(a, 3)
         a.tail(t, spoil=1)
     case("row 5, last one torn (crc)", unacked, 0, 0, ["u1"], ["u2"])
 
     def unacked_tid(a, t):
         a.head(t)
-        inode(a, 2)
         link(a, "w1")
+        inode(a, 2)
         a.tail(t)
         link(a, "w2")
         a.tail(t + 1)
@@ -245,8 +245,8 @@ def main():
 
     def skipped(a, t):
         a.head(t)
-        inode(a, 3)
         link(a, "s1")
+        inode(a, 3)
         a.tail(t)
         link(a, "s2")
         a.tail(t, spoil=1)
@@ -257,8 +257,8 @@ def main():
 
     def badlen(a, t):
         a.head(t)
-        inode(a, 2)
         link(a, "b1")
+        inode(a, 2)
         a.tail(t)
         a.rec(5, struct.pack("<II", DIR, FILE))     # UNLINK, no name
         link(a, "b2")
@@ -282,16 +282,17 @@ def main():
         link(a, "k0", ino=0)
         link(a, "k9", ino=1 << 20)
         link(a, "kr", parent=1)
+        inode(a, 2)
         a.tail(t)
     case("row 8, bad blocks and inode numbers", badblk, 1, 4, ["k1"],
          ["k0", "k9", "kr"])
 
     def parent(a, t):
         a.head(t)
-        inode(a, 2)
         link(a, "p1")
         link(a, "p2", parent=FILE)
         link(a, "p3", ino=400)
+        inode(a, 2)
         a.tail(t)
     # refuse can tell these only once the full commits are on disk: it
     # replays nothing of the area then (flagged), the full commits stay
@@ -339,16 +340,123 @@ def main():
 
     def grow(a, t):
         a.head(t)
-        inode(a, 1 + 90)
         for i in range(90):
             link(a, "g%03d-%s" % (i, "y" * 50))
+        inode(a, 1 + 90)
         a.tail(t)
     case("row 11, directory grows", grow, 0, 0,
          ["g000-", "g089-"], [])
     rc, out = run([DEBUGFS, "-R", "stat <%d>" % DIR, "replay-all.img"])
     result("Size: 4096" not in out,
            "row 11: directory %d grew past one block" % DIR, out)
+    links_cases()
     return 1 if fails else 0
+
+
+def stat(img, ino):
+    rc, out = run([DEBUGFS, "-R", "stat <%d>" % ino, img])
+    return out
+
+
+def raw_inode(mode, links, gen=None, size=None):
+    """Inode 13's raw inode with another mode, link count, generation
+    and size, its block map an empty extent tree (a new inode)."""
+    raw = bytearray(G["raw"])
+    raw[0:2] = struct.pack("<H", mode)
+    raw[0x1A:0x1C] = struct.pack("<H", links)
+    if size is not None:
+        raw[4:8] = struct.pack("<I", size)
+        raw[0x6C:0x70] = bytes(4)
+        raw[0x1C:0x20] = bytes(4)                   # i_blocks
+        raw[0x28:0x64] = struct.pack("<HHHHI", 0xF30A, 0, 4, 0, 0) + \
+            bytes(48)
+    if gen is not None:
+        raw[0x64:0x68] = struct.pack("<I", gen)
+    return bytes(raw)
+
+
+def links_cases():
+    """Issue 33: link counts as Linux's replay leaves them (CREAT one,
+    LINK one more, UNLINK one less and the inode deleted with its last
+    link), a new directory's parent counted, and an inode number reused
+    for another file giving up the old file's blocks.  Each fails on a
+    replay that changes no link count and keeps the old map."""
+    gen = struct.unpack("<I", G["raw"][0x64:0x68])[0]
+    new = 300       # an inode number plain-1 does not use
+
+    def link_only(a, t):
+        a.head(t)
+        link(a, "l1")
+        a.tail(t)
+    case("LINK without an INODE after it adds a link", link_only, 0, 0,
+         ["l1", "base0"], [])
+    result("Links: 2" in stat("replay-all.img", FILE),
+           "LINK: inode %d has 2 links" % FILE, stat("replay-all.img",
+                                                      FILE))
+
+    def unlink_last(a, t):
+        a.head(t)
+        a.dentry(5, DIR, FILE, "base0")
+        a.tail(t)
+    case("UNLINK of the last link deletes the inode", unlink_last, 0, 0,
+         [], ["base0"])
+    out = stat("replay-all.img", FILE)
+    rc, bm = run([DEBUGFS, "-R", "testb %d" % G["blk0"], "replay-all.img"])
+    result("Links: 0" in out and "not in use" in bm,
+           "UNLINK: inode %d deleted, its block %d free" %
+           (FILE, G["blk0"]), out + bm)
+
+    def reuse(a, t):
+        a.head(t)
+        a.dentry(5, DIR, FILE, "base0")
+        a.rec(6, struct.pack("<I", FILE) +
+              raw_inode(0o100644, 1, gen + 1, 0))
+        a.dentry(3, DIR, FILE, "fresh")
+        a.rec(6, struct.pack("<I", FILE) +
+              raw_inode(0o100644, 1, gen + 1, 0))
+        a.tail(t)
+    case("an inode number reused after UNLINK", reuse, 0, 0, ["fresh"],
+         ["base0"])
+    out = stat("replay-all.img", FILE)
+    result("Links: 1" in out and "(0):" not in out,
+           "reuse: inode %d empty, the old file's block gone" % FILE, out)
+
+    def regen(a, t):
+        # the name is the old one's (a rerun after the UNLINK and the
+        # CREAT reached the directory): another i_generation says reuse
+        a.head(t)
+        a.rec(6, struct.pack("<I", FILE) +
+              raw_inode(0o100644, 1, gen + 1, 0))
+        a.tail(t)
+    case("an INODE of another i_generation drops the old map", regen, 0, 0,
+         ["base0"], [])
+    out = stat("replay-all.img", FILE)
+    result("(0):" not in out,
+           "another i_generation: the old file's block gone", out)
+
+    def mkdir(a, t):
+        a.head(t)
+        a.rec(6, struct.pack("<I", new) + raw_inode(0o40755, 2, 7, 0))
+        a.dentry(3, DIR, new, "sub")
+        a.tail(t)
+    case("CREAT of a directory counts in its parent", mkdir, 0, 0, ["sub"],
+         [])
+    before = stat("crafted.img", DIR).split("Links: ")[1].split()[0]
+    after = stat("replay-all.img", DIR).split("Links: ")[1].split()[0]
+    result(int(after) == int(before) + 1,
+           "mkdir: directory %d has %d links, had %s" %
+           (DIR, int(after), before))
+
+    def rmdir(a, t):
+        mkdir(a, t)
+        a.dentry(5, DIR, new, "sub")
+        a.tail(t)
+    case("UNLINK of a directory removes it (rmdir)", rmdir, 0, 0, [],
+         ["sub"])
+    result("Links: 0" in stat("replay-all.img", new) and
+           stat("replay-all.img", DIR).split("Links: ")[1].split()[0] ==
+           before, "rmdir: directory %d freed, its parent's count back" %
+           new)
 
 
 sys.exit(main())

@@ -224,8 +224,8 @@ def json_recs(img):
 def round_trip():
     shutil.copy("base.img", "rt.img")
     spec = [
-        "--fc", "inode=%d,links_count=2;link=%d,%d,v1" % (FILE, DIR, FILE),
-        "--fc", "inode=%d,links_count=3;link=%d,%d,v2" % (FILE, DIR, FILE),
+        "--fc", "link=%d,%d,v1;inode=%d,links_count=2" % (DIR, FILE, FILE),
+        "--fc", "link=%d,%d,v2;inode=%d,links_count=3" % (DIR, FILE, FILE),
     ]
     rc, wout = write("rt.img", spec)
     wrote = [(fc, w) for fc, w, jb, by in where(wout)
@@ -258,7 +258,6 @@ def round_trip():
     # grows a directory)
     with open("all.spec", "w") as f:
         f.write("fc\n")
-        f.write("inode %d links_count=40\n" % FILE)
         f.write("add_range %d 1 2 %d unwritten\n" % (FILE, G["full"] + 3))
         f.write("del_range %d 1 1\n" % FILE)
         for i in range(1, 40):
@@ -268,6 +267,8 @@ def round_trip():
                 f.write("del_range %d %d 1\n" % (FILE, 1000 + 10 * i + k))
         f.write("unlink %d %d n01x\n" % (DIR, FILE))
         f.write("create %d %d n01x\n" % (DIR, FILE))
+        # the inode after its names, as ext4 logs it
+        f.write("inode %d links_count=40\n" % FILE)
         f.write("pad 7\n")
         f.write("tail\n")
     shutil.copy("base.img", "all.img")
@@ -321,32 +322,32 @@ def rows():
          0, 0, [], ["nohead"])
     case("row 2, stale HEAD",
          ["--fc-head", "tid=%d" % (t - 1),
-          "--fc", "%s;%s;tail=%d" % (ino(2), link("stale"), t - 1)],
+          "--fc", "%s;%s;tail=%d" % (link("stale"), ino(2), t - 1)],
          0, 0, [], ["stale"])
     case("row 3, unknown HEAD features",
-         ["--fc-head", "features=4", "--fc", ino(2) + ";" + link("feat")],
+         ["--fc-head", "features=4", "--fc", link("feat") + ";" + ino(2)],
          1, 4, [], ["feat"])
     case("row 4, verified",
-         ["--fc", ino(2) + ";" + link("v1"), "--fc", ino(3) + ";" +
-          link("v2")], 0, 0, ["v1", "v2"], [])
+         ["--fc", link("v1") + ";" + ino(2), "--fc", link("v2") + ";" +
+          ino(3)], 0, 0, ["v1", "v2"], [])
     case("row 5, last one torn (crc)",
-         ["--fc", ino(2) + ";" + link("u1"),
-          "--fc", ino(3) + ";" + link("u2") + ";bad-crc"],
+         ["--fc", link("u1") + ";" + ino(2),
+          "--fc", link("u2") + ";" + ino(3) + ";bad-crc"],
          0, 0, ["u1"], ["u2"])
     case("row 5, last one of another tid",
-         ["--fc", ino(2) + ";" + link("w1"),
+         ["--fc", link("w1") + ";" + ino(2),
           "--fc", link("w2") + ";tail=%d" % (t + 1)], 0, 0, ["w1"], ["w2"])
     case("row 5, last one without a TAIL",
-         ["--fc", ino(2) + ";" + link("x1"),
+         ["--fc", link("x1") + ";" + ino(2),
           "--fc", link("x2") + ";notail"], 0, 0, ["x1"], ["x2"])
     case("row 5, first one torn", ["--fc", link("ft") + ";bad-crc"],
          0, 0, [], ["ft"])
     case("row 6, failed then verified",
-         ["--fc", ino(3) + ";" + link("s1"),
+         ["--fc", link("s1") + ";" + ino(3),
           "--fc", link("s2") + ";bad-crc", "--fc", link("s3")],
          1, 4, ["s1", "s3"], ["s2"], clean=False)
     case("row 7, impossible record length",
-         ["--fc", ino(2) + ";" + link("b1"),
+         ["--fc", link("b1") + ";" + ino(2),
           "--fc", link("", tag="unlink") + ";" + link("b2"),
           "--fc", link("b3")], 1, 4, ["b1"], ["b2", "b3"])
     bad = ";".join([
@@ -356,12 +357,13 @@ def rows():
         "add_range=%d,7,1,%d" % (FILE, jblock_phys(G["fc0"])),
         "add_range=%d,%d,30,%d" % (FILE, 0xFFFFFFF0, G["blk0"] + 300),
         link("k1"), link("k0", ino=0), link("k9", ino=1 << 20),
-        link("kr", parent=1)])
+        link("kr", parent=1), ino(2)])
     case("row 8, bad blocks and inode numbers", ["--fc", bad], 1, 4,
          ["k1"], ["k0", "k9", "kr"])
     case("row 9, parent not a directory, inode not in use",
-         ["--fc", ";".join([ino(2), link("p1"), link("p2", parent=FILE),
-                            link("p3", ino=400)])], 1, 1, [], ["p3"])
+         ["--fc", ";".join([link("p1"), link("p2", parent=FILE),
+                            link("p3", ino=400), ino(2)])],
+         1, 1, [], ["p3"])
     result("p1" in names("row.img.replay-all"),
            "row 9: replay-all replays the other records")
     ls = names("row.img.refuse")
@@ -374,7 +376,7 @@ def rows():
                                                       G["blk0"] + 200),
                             link("q2")])], 1, 1, ["q2"], [], clean=False)
     case("row 4, after a log that wraps",
-         G["wrap"] + ["--fc", ino(2) + ";" + link("wr1")], 0, 0, ["wr1"],
+         G["wrap"] + ["--fc", link("wr1") + ";" + ino(2)], 0, 0, ["wr1"],
          [])
     case("row 10, idempotent records",
          ["--fc", ";".join([link("not-there", tag="unlink"),
@@ -382,9 +384,10 @@ def rows():
                             "add_range=%d,0,1,%d" % (FILE, G["blk0"])])],
          0, 0, ["base0"], [])
     with open("grow.spec", "w") as f:
-        f.write("fc\ninode %d links_count=91\n" % FILE)
+        f.write("fc\n")
         for i in range(90):
             f.write("link %d %d g%03d-%s\n" % (DIR, FILE, i, "y" * 50))
+        f.write("inode %d links_count=91\n" % FILE)
         f.write("tail\n")
     case("row 11, directory grows", ["--spec", "grow.spec"], 0, 0,
          ["g000-", "g089-"], [])
@@ -502,8 +505,8 @@ def mutations():
     shutil.copy("base.img", "healthy.img")
     args = []
     for k in (1, 2, 3):
-        args += ["--fc", "inode=%d,links_count=%d;link=%d,%d,m%d" %
-                 (FILE, k + 1, DIR, FILE, k)]
+        args += ["--fc", "link=%d,%d,m%d;inode=%d,links_count=%d" %
+                 (DIR, FILE, k, FILE, k + 1)]
     rc, out = write("healthy.img", args)
     recs = where(out)
     judge("healthy", "healthy.img", 0, 0, ["m1", "m2", "m3"], [])
