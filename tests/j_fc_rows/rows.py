@@ -210,9 +210,9 @@ def main():
 
     def full(a, t):
         a.head(t)
-        inode(a, nfull + 1)
         for i in range(nfull):
             link(a, "full%02d" % i)
+            inode(a, i + 2)     # after the name, as ext4 logs it
             a.tail(t)
     case("row 4, verified up to the area's last block", full, 0, 0,
          ["full00", "full%02d" % (nfull - 1)], [])
