@@ -338,6 +338,7 @@ out:
 static errcode_t do_add(struct ej_fcr *x, const unsigned char *v)
 {
 	ext2_filsys fs = x->fs;
+	struct ext2_inode in;
 	unsigned long long pblk;
 	unsigned int len, i;
 	__u32 ino, lblk;
@@ -345,6 +346,15 @@ static errcode_t do_add(struct ej_fcr *x, const unsigned char *v)
 	errcode_t err;
 
 	add_range(v, &ino, &lblk, &pblk, &len, &unwr);
+	/*
+	 * No block map to add to (a fast symlink, inline data): its i_block
+	 * would be read as block numbers.  Skipped and flagged.
+	 */
+	err = ext2fs_read_inode(fs, ino, &in);
+	if (err && err != EXT2_ET_INODE_CSUM_INVALID)
+		return err;
+	if (!ext2fs_inode_has_valid_blocks2(fs, &in))
+		return EXT2_ET_INLINE_DATA_CANT_ITERATE;
 	for (i = 0; i < len; i++) {
 		blk64_t cur = 0, want = pblk + i;
 		int flags = 0;
@@ -382,6 +392,9 @@ errcode_t ej_fc_punch(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *in,
 			return err;
 		in = &own;
 	}
+	/* a fast symlink's or inline data's i_block holds no block numbers */
+	if (!ext2fs_inode_has_valid_blocks2(fs, in))
+		return 0;
 	/*
 	 * libext2fs takes each freed block off i_blocks and fails when it
 	 * would go below 0, as it does when an INODE record logged fewer

@@ -21,5 +21,8 @@ n=$(ls "$work" | wc -l)
 "$F/fuzz_fc_plain" "$work" || { echo "FAIL: fuzz_fc"; exit 1; }
 # fuzz_fc_replay: the same bytes as a program of fast-commit records,
 # replayed into a small ext4 image (mke2fs and debugfs make it)
-"$F/fuzz_fc_replay_plain" "$work" || { echo "FAIL: fuzz_fc_replay"; exit 1; }
+# (and the inputs that once failed it, in tests/fuzz/fc_replay/)
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+"$F/fuzz_fc_replay_plain" "$work" "$top_srcdir/tests/fuzz/fc_replay" ||
+	{ echo "FAIL: fuzz_fc_replay"; exit 1; }
 echo "PASS: $n seeds through the four harnesses"
