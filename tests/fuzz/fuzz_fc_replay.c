@@ -6,7 +6,8 @@
  *
  * The input is not the area's bytes (a crc would stop almost all of
  * them at the scanner, which fuzz_fc covers): it is a program that this
- * harness turns into well-formed fast commits, so that the replay sees
+ * harness has the test library's fast-commit writer (test/fc_write.c)
+ * turn into well-formed fast commits, so that the replay sees
  * records of every kind with fuzzed contents.  Each step reads a byte
  * choosing the tag, then the bytes of the value: inode numbers and
  * physical blocks are taken modulo a little more than the filesystem
@@ -36,6 +37,7 @@
 
 #include "ej_int.h"
 #include "ej_fc.h"
+#include "test/ej_fcw.h"
 #include <et/com_err.h>
 
 #define FZ_BS		1024
@@ -115,76 +117,6 @@ static int setup(void)
 	return 0;
 }
 
-struct area {
-	unsigned char	buf[FZ_MAX_BLKS * FZ_BS];
-	size_t		pos;		/* next byte to write */
-	size_t		fc_start;	/* of the open fast commit */
-	__u32		crc;
-};
-
-static void put16(unsigned char *p, unsigned int v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-}
-
-static void put32(unsigned char *p, __u32 v)
-{
-	put16(p, v & 0xffff);
-	put16(p + 2, v >> 16);
-}
-
-/* Room for a record of @len value bytes in this block, or pad it out. */
-static int room(struct area *a, size_t len)
-{
-	size_t left = FZ_BS - a->pos % FZ_BS;
-
-	if (EJ_FC_TL_LEN + len <= left)
-		return a->pos + EJ_FC_TL_LEN + len <= sizeof(a->buf);
-	if (left >= EJ_FC_TL_LEN) {
-		put16(a->buf + a->pos, EJ_FC_TAG_PAD);
-		put16(a->buf + a->pos + 2, left - EJ_FC_TL_LEN);
-		a->crc = ej_crc32c(a->crc, a->buf + a->pos, left);
-	}
-	a->pos += left;
-	return a->pos + EJ_FC_TL_LEN + len <= sizeof(a->buf) &&
-	       EJ_FC_TL_LEN + len <= FZ_BS;
-}
-
-static int add(struct area *a, unsigned int tag, const unsigned char *v,
-	       size_t len)
-{
-	if (!room(a, len))
-		return -1;
-	put16(a->buf + a->pos, tag);
-	put16(a->buf + a->pos + 2, len);
-	memcpy(a->buf + a->pos + EJ_FC_TL_LEN, v, len);
-	a->crc = ej_crc32c(a->crc, a->buf + a->pos, EJ_FC_TL_LEN + len);
-	a->pos += EJ_FC_TL_LEN + len;
-	return 0;
-}
-
-/* TAIL: tid, crc, then to the end of the block; the next one starts. */
-static int close_fc(struct area *a)
-{
-	unsigned char *p;
-	size_t len;
-
-	if (!room(a, EJ_FC_TAIL_LEN))
-		return -1;
-	p = a->buf + a->pos;
-	len = FZ_BS - a->pos % FZ_BS - EJ_FC_TL_LEN;
-	put16(p, EJ_FC_TAG_TAIL);
-	put16(p + 2, len);
-	put32(p + EJ_FC_TL_LEN, FZ_TID);
-	a->crc = ej_crc32c(a->crc, p, EJ_FC_TL_LEN + 4);
-	put32(p + EJ_FC_TL_LEN + 4, a->crc);
-	a->pos += EJ_FC_TL_LEN + len;
-	a->crc = 0;
-	a->fc_start = a->pos;
-	return 0;
-}
-
 struct input {
 	const uint8_t	*p;
 	size_t		left;
@@ -212,62 +144,67 @@ static __u32 an_ino(struct input *in)
 	return word(in) % (nr_inodes + 4);
 }
 
-/* One record from the input into the area. */
-static int record(struct area *a, struct input *in, unsigned int tag)
+/* One record from the input into the area; nonzero when it is full. */
+static int record(struct ej_fcw *a, struct input *in, unsigned int tag)
 {
-	unsigned char v[FZ_BS];
-	size_t len, i;
+	unsigned char v[EJ_FC_INODE_LEN + sizeof(tmpl_inode)];
+	__u32 ino, ino2, lblk;
+	unsigned int len, i;
+	errcode_t err;
 
-	memset(v, 0, sizeof(v));
 	switch (tag) {
 	case EJ_FC_TAG_ADD_RANGE: {
-		__u32 pblk = word(in) % (nr_blocks + 64);
+		unsigned long long pblk = word(in) % (nr_blocks + 64);
 
-		put32(v, an_ino(in));
-		put32(v + 4, word(in) % 4096);		/* ee_block */
-		put16(v + 8, byte(in) | (byte(in) & 0x80) << 8); /* ee_len */
-		put16(v + 10, 0);			/* ee_start_hi */
-		put32(v + 12, pblk);
-		len = EJ_FC_ADD_RANGE_LEN;
+		ino = an_ino(in);
+		lblk = word(in) % 4096;
+		len = byte(in);
+		err = ej_fcw_add_range(a, ino, lblk, len, pblk, byte(in) & 1);
 		break;
 	}
 	case EJ_FC_TAG_DEL_RANGE:
-		put32(v, an_ino(in));
-		put32(v + 4, word(in) % 4096);
-		put32(v + 8, byte(in) | byte(in) << 8);
-		len = EJ_FC_DEL_RANGE_LEN;
+		ino = an_ino(in);
+		lblk = word(in) % 4096;
+		len = byte(in);
+		err = ej_fcw_del_range(a, ino, lblk, len | byte(in) << 8);
 		break;
 	case EJ_FC_TAG_CREAT:
 	case EJ_FC_TAG_LINK:
 	case EJ_FC_TAG_UNLINK:
-		put32(v, an_ino(in));
-		put32(v + 4, an_ino(in));
+		ino = an_ino(in);
+		ino2 = an_ino(in);
 		len = byte(in) % 24;
 		for (i = 0; i < len; i++)
-			v[EJ_FC_DENTRY_LEN + i] = byte(in);
-		len += EJ_FC_DENTRY_LEN;
+			v[i] = byte(in);
+		err = ej_fcw_dentry(a, tag, ino, ino2, (const char *)v, len);
 		break;
 	case EJ_FC_TAG_INODE:
-		put32(v, an_ino(in));
-		memcpy(v + 4, tmpl_inode, inode_size);
+		ino = an_ino(in);
+		memcpy(v, tmpl_inode, inode_size);
 		/* up to 8 overlays of one byte at an offset of the input's */
 		for (i = byte(in) % 9; i > 0; i--) {
 			unsigned int off = byte(in) % inode_size;
 
-			v[4 + off] = byte(in);
+			v[off] = byte(in);
 		}
-		len = EJ_FC_INODE_LEN + inode_size;
+		err = ej_fcw_inode(a, ino, v, inode_size);
 		break;
 	default:				/* raw: tag, length, bytes */
 		len = byte(in) % 64;
 		for (i = 0; i < len; i++)
 			v[i] = byte(in);
+		err = ej_fcw_record(a, tag, v, len);
 		break;
 	}
-	return add(a, tag, v, len);
+	return err != 0;
 }
 
-static void build(struct area *a, const uint8_t *data, size_t size)
+/*
+ * The fast commits the input describes, written by the test library's
+ * fast-commit writer (test/fc_write.c: PADs where a record does not fit,
+ * each TAIL's tid and crc as ext4 writes them).
+ */
+static struct ej_fcw *build(const uint8_t *data, size_t size)
 {
 	static const unsigned int tags[] = {
 		EJ_FC_TAG_ADD_RANGE, EJ_FC_TAG_DEL_RANGE, EJ_FC_TAG_CREAT,
@@ -275,31 +212,37 @@ static void build(struct area *a, const uint8_t *data, size_t size)
 		EJ_FC_TAG_PAD,
 	};
 	struct input in = { data, size };
-	unsigned char head[EJ_FC_HEAD_LEN];
+	struct ej_fcw *a;
+	int open = 0;
 
-	memset(a, 0, sizeof(*a));
-	put32(head, 0);
-	put32(head + 4, FZ_TID);
-	add(a, EJ_FC_TAG_HEAD, head, sizeof(head));
+	if (ej_fcw_new(FZ_BS, FZ_MAX_BLKS, &a))
+		abort();
+	if (ej_fcw_head(a, 0, FZ_TID))
+		abort();
+	open = 1;
 	while (in.left) {
 		unsigned int b = byte(&in);
 
 		if (b == 0xff) {
-			if (close_fc(a))
+			if (ej_fcw_tail(a, FZ_TID, 0))
 				break;
+			open = 0;
 			continue;
 		}
 		if (record(a, &in, tags[b % 7]))
 			break;
+		open = 1;
 	}
 	/* without room for its TAIL, the last fast commit stays open */
-	if (a->pos > a->fc_start)
-		close_fc(a);
+	if (open)
+		ej_fcw_tail(a, FZ_TID, 0);
+	return a;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct area a;
+	const unsigned char *area;
+	struct ej_fcw *a;
 	struct ej_fc_scan s;
 	unsigned long nblk;
 	ext2_filsys fs = NULL;
@@ -309,14 +252,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (setup())
 		abort();
-	build(&a, data, size);
-	nblk = (a.pos + FZ_BS - 1) / FZ_BS;
-	if (!nblk)
-		return 0;
+	a = build(data, size);
+	area = ej_fcw_area(a, NULL);
+	nblk = ej_fcw_blocks(a);
 	f = fopen(work_path, "wb");
 	if (!f || fwrite(master, 1, master_len, f) != master_len || fclose(f))
 		abort();
-	if (ej_fc_scan(a.buf, nblk, FZ_BS, FZ_TID, inode_size, &s))
+	if (ej_fc_scan(area, nblk, FZ_BS, FZ_TID, inode_size, &s))
 		abort();
 	if (s.area != EJ_FCA_LIVE)
 		abort();		/* the harness wrote a live HEAD */
@@ -324,12 +266,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unix_io_manager, &fs))
 		abort();
 	set_com_err_hook(no_message);
-	if (!ej_fc_check(fs, NULL, 0, a.buf, &s) &&
-	    !ej_fc_dry_check(fs, a.buf, &s, &flag))
-		ej_fc_replay(fs, a.buf, &s);	/* an error code is allowed */
+	if (!ej_fc_check(fs, NULL, 0, area, &s) &&
+	    !ej_fc_dry_check(fs, area, &s, &flag))
+		ej_fc_replay(fs, area, &s);	/* an error code is allowed */
 	ext2fs_close_free(&fs);
 	reset_com_err_hook();
 	ej_fc_scan_free(&s);
+	ej_fcw_free(a);
 	if (stat(work_path, &st) || (size_t)st.st_size != master_len)
 		abort();		/* written outside the filesystem */
 	if (ext2fs_open(work_path, EXT2_FLAG_64BITS, 0, 0, unix_io_manager,
