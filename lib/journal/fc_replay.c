@@ -256,6 +256,27 @@ static errcode_t before_inode(struct ej_fcr *x, ext2_ino_t ino,
 	return err;
 }
 
+/*
+ * An INODE record keeps the i_block on disk unless the inode has extents
+ * (a bad tree root restarts empty) or holds its data there.  So a
+ * block-mapped inode without extents keeps the disk's bytes as its block
+ * numbers: they must have been a block map already (or nothing).  A
+ * record that would turn an extent tree, a fast symlink's text or inline
+ * data into block numbers is not applied.
+ */
+static int kept_map_ok(ext2_filsys fs, struct ext2_inode *disk,
+		       struct ext2_inode *fc)
+{
+	static const __u32 none[EXT2_N_BLOCKS];
+
+	if (fc->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL) ||
+	    !ext2fs_inode_has_valid_blocks2(fs, fc) ||
+	    !memcmp(disk->i_block, none, sizeof(none)))
+		return 1;
+	return !(disk->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) &&
+	       ext2fs_inode_has_valid_blocks2(fs, disk);
+}
+
 static errcode_t do_inode(struct ej_fcr *x, const unsigned char *v,
 			  unsigned int len)
 {
@@ -288,6 +309,11 @@ static errcode_t do_inode(struct ej_fcr *x, const unsigned char *v,
 	ext2fs_swap_inode_full(fs, (struct ext2_inode_large *)fc,
 			       (struct ext2_inode_large *)fc, 0, x->isz);
 #endif
+	if (!kept_map_ok(fs, (struct ext2_inode *)disk,
+			 (struct ext2_inode *)fc)) {
+		err = EXT2_ET_INODE_CORRUPTED;	/* skipped and flagged */
+		goto out;
+	}
 	err = before_inode(x, ino, (struct ext2_inode *)disk,
 			   (struct ext2_inode *)fc);
 	if (err)
