@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # io_engines.sh: the plain I/O engine and the fast one leave the same
 # images (issue 24).  Runs every j_* test (tests/run_jtests.sh) with each
-# run of our e2fsck and e2journal made twice by tests/lib/iodual.sh: once
+# run of our e2fsck and e2journal made twice by tests/lib/iodual: once
 # with E2JOURNAL_IO=plain (one pread or pwrite per run of blocks, no
 # thread, no io_uring), once as the test asks (the fast engine), from the
 # same files.  Passes when the suite passes, at least one run was
@@ -30,7 +30,7 @@ if [ "$diffs" -gt 0 ]; then
 	rc=1
 fi
 if [ "$runs" -eq 0 ] && [ "$rc" -ne 77 ]; then
-	echo "io_engines: no run went through tests/lib/iodual.sh"
+	echo "io_engines: no run went through tests/lib/iodual"
 	[ "${EJ_IODUAL_ALLOW_NONE:-0}" = 1 ] || rc=1
 fi
 exit "$rc"

@@ -24,7 +24,7 @@
 # Usage: run_jtests.sh [PATTERN...]   (shell patterns on directory names)
 # Environment: top_srcdir, top_builddir, MKE2FS, DEBUGFS, DUMPE2FS,
 # E2FSCK_ENGINE (from "make check"); EJ_KEEP=1 keeps the work directory;
-# EJ_IO_DUAL=1 runs our e2fsck and e2journal through tests/lib/iodual.sh
+# EJ_IO_DUAL=1 runs our e2fsck and e2journal through tests/lib/iodual
 # (each run twice, with the plain I/O engine and the fast one, compared;
 # differences go to $EJ_IODUAL_LOG: tests/io_engines.sh);
 # EJ_REQUIRE=1 fails tests that need an e2journal command not built yet
@@ -68,11 +68,18 @@ then
 fi
 probe_e2journal "$work/probe"
 if [ "${EJ_IO_DUAL:-0}" = 1 ]; then
+	# tests/lib/iodual (make check builds it) runs each program twice
+	iodual=$top_builddir/tests/lib/iodual
+	if [ ! -x "$iodual" ]; then
+		echo "RESULT FAIL io_engines: $iodual not built (make check)"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
 	mkdir -p "$work/bin/dual"
 	for p in "e2journal $E2JOURNAL" \
 		 "e2fsck ${E2FSCK:-$top_builddir/e2fsck/e2fsck}"; do
-		printf '#!/bin/sh\nexec bash "%s" "%s" "$0" "$@"\n' \
-			"$top_srcdir/tests/lib/iodual.sh" "${p#* }" \
+		printf '#!/bin/sh\nexec "%s" "%s" "$0" "$@"\n' \
+			"$iodual" "${p#* }" \
 			>"$work/bin/dual/${p%% *}"
 		chmod +x "$work/bin/dual/${p%% *}"
 	done
