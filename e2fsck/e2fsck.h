@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * e2fsck.h: e2journal's e2fsck front end.
+ * e2fsck.h: what every file of our e2fsck shares: the run's context
+ * (struct e2fsck_ctx), fsck(8) exit codes, the option flags, and each
+ * file's entry points (util.c, conf.c, progress.c, engine.c, journal.c).
  *
  * Our e2fsck does one thing itself: the journal phase (check the
  * journal the way e2fsprogs' e2fsck does, and replay it through

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * e2journal.h's programs: commands of misc/e2journal, one file each, which
- * e2journal.c's main calls, and ej_tty.c; ej_util.h below them all.
+ * e2journal_int.h: the entry points of e2journal's commands, one file
+ * each, which e2journal.c's main calls, and ej_tty.c's progress bar and
+ * question; ej_util.h sits below them all.
  */
 #ifndef E2JOURNAL_INT_H
 #define E2JOURNAL_INT_H

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ext4 fast commits: the on-disk records of the fast-commit area, the
- * scanner that judges them (fc_scan.c) and the replay through libext2fs
- * (fc_replay.c).  See POLICY.md "Fast commits" and doc/policy.md.
+ * ej_fc.h: ext4 fast commits: the on-disk records of the fast-commit
+ * area, the scanner that judges them (fc_scan.c) and the replay through
+ * libext2fs (fc_replay.c).  See POLICY.md "Fast commits" and
+ * doc/policy.md.
  *
  * The area holds tag-length-value records, all little-endian: a 4-byte
  * {tag, len} then len bytes.  HEAD {features, tid} opens the area; each

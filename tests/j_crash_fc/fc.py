@@ -2,7 +2,8 @@
 """j_crash_fc: issue 21 item 12, the fast-commit image that no replayer
 finishes, on a kernel-written image kept here (fcdir-1.img.xz: crashgen.py
 configuration "fcdir", seed 1; fcdir-1.json records the run).  Asserts the
-analysis written in doc/testing.md ("Fast commits"):
+analysis summed up in doc/testing.md ("Fast commits") and kept whole in
+bench/results/testing-runs.md ("Fast commits on the crash corpus"):
 
  1. the image is a good one: its fast-commit log holds CREAT tags, under
     the tid that follows the last full commit, that add names to a
