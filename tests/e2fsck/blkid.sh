@@ -53,7 +53,11 @@ no_udev() {
 }
 
 # Two transactions in an external journal (the second with recognisable
-# data), the filesystem labelled.
+# data), the filesystem labelled.  The journal gets a UUID of its own:
+# while its loop device is attached, e2fsprogs' e2fsck would find it in
+# place of the journal other tests (frontend.sh, run beside this one by
+# make -j) give lib.sh's fixed UUID.
+EXT_UUID=$(cat /proc/sys/kernel/random/uuid)
 LABEL=ejblkid$$
 make_images() {
 	ext_journal metadata_csum
