@@ -420,9 +420,11 @@ usage:
 
 /*
  * Look at the journal as it is before its features change: refuse a log
- * that still waits for replay, and keep a fast-commit area where it is.
+ * that still waits for replay, keep a fast-commit area where it is, and
+ * give it one if fast commits are asked for (@fc).
  */
-static int probe_journal(struct img *im, struct ej_writer_opts *wo)
+static int probe_journal(struct img *im, const struct ejw_fc *fc,
+			 struct ej_writer_opts *wo)
 {
 	struct ej_writer_opts probe;
 	struct ej_writer *w = NULL;
@@ -455,6 +457,8 @@ static int probe_journal(struct img *im, struct ej_writer_opts *wo)
 		wo->flags |= EJ_W_FAST_COMMIT;
 		wo->num_fc_blks = be32_to_cpu(jsb->s_num_fc_blks);
 	}
+	if (ejw_fc_prepare(fc, im, jsb, wo))
+		goto out;
 	ret = 0;
 out:
 	ej_writer_free(w);
@@ -489,7 +493,7 @@ int ej_cmd_write(int argc, char **argv)
 		goto out;
 	wo->flags |= EJ_W_SET_FEATURES;
 	wo->csum = a.csum;
-	if (probe_journal(im, wo) || ejw_fc_prepare(a.l.fc, im, wo))
+	if (probe_journal(im, a.l.fc, wo))
 		goto out;
 
 	if (a.is64)

@@ -465,14 +465,9 @@ int ejw_fc_wanted(const struct ejw_fc *fc)
 	return fc && (fc->nr || fc->head_given);
 }
 
-int ejw_fc_prepare(const struct ejw_fc *fc, struct img *im,
-		   struct ej_writer_opts *wo)
+int ejw_fc_prepare(const struct ejw_fc *fc, const struct img *im,
+		   const journal_superblock_t *jsb, struct ej_writer_opts *wo)
 {
-	struct ej_writer_opts probe;
-	const journal_superblock_t *jsb;
-	struct ej_writer *w = NULL;
-	errcode_t err;
-
 	if (!ejw_fc_wanted(fc))
 		return 0;
 	if (!ext2fs_has_feature_fast_commit(im->fs->super)) {
@@ -482,24 +477,14 @@ int ejw_fc_prepare(const struct ejw_fc *fc, struct img *im,
 		return -1;
 	}
 	/* as ext4 at mount: the journal's feature, its area kept */
-	memset(&probe, 0, sizeof(probe));
-	err = ej_writer_open_fs(im->fs, im->jio, &probe, &w);
-	if (err) {
-		com_err(ej_prog, err, "while opening the journal of %s",
-			im->path);
-		return -1;
-	}
-	jsb = ej_writer_jsb(w);
 	if (be32_to_cpu(jsb->s_header.h_blocktype) != JBD2_SUPERBLOCK_V2) {
 		fprintf(stderr,
 			"%s: a v1 journal superblock has no fast-commit area\n",
 			ej_prog);
-		ej_writer_free(w);
 		return -1;
 	}
 	wo->flags |= EJ_W_FAST_COMMIT;
 	wo->num_fc_blks = be32_to_cpu(jsb->s_num_fc_blks);
-	ej_writer_free(w);
 	return 0;
 }
 

@@ -32,11 +32,12 @@ int ejw_fc_spec_end(struct ejw_fc *fc, const char *path);
 /* Any fast commits (or a HEAD) asked for? */
 int ejw_fc_wanted(const struct ejw_fc *fc);
 /*
- * Before the writer opens: the filesystem must have fast_commit; the
+ * Before the writer opens, with the journal superblock as it is (@jsb,
+ * what "write" probed): the filesystem must have fast_commit; the
  * journal gets the feature (its s_num_fc_blks kept).  -1: said why.
  */
-int ejw_fc_prepare(const struct ejw_fc *fc, struct img *im,
-		   struct ej_writer_opts *wo);
+int ejw_fc_prepare(const struct ejw_fc *fc, const struct img *im,
+		   const journal_superblock_t *jsb, struct ej_writer_opts *wo);
 /* After the transactions: build the area and write it; 0 or said why. */
 errcode_t ejw_fc_write(struct ejw_fc *fc, struct img *im,
 		       struct ej_writer *w);

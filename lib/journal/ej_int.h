@@ -2,10 +2,11 @@
 /*
  * ej_int.h: what the library's own files share and callers never see.
  *
- * report.c exports the final version of each replayed block to the
- * io_channel host (jglue.c), and jopen.c builds the host that jglue.c
- * serves.  report.c must stay free of io_channel I/O: the unit tests link
- * it with their in-memory host (tests/unit/memdev.c) instead.
+ * The host keeps the final version of each replayed block (finalmap.c)
+ * for its write phase (fsdev.c), and jopen.c builds the host that jglue.c
+ * serves.  report.c and finalmap.c must stay free of io_channel I/O: the
+ * unit tests link them with their in-memory host (tests/unit/memdev.c)
+ * instead.
  */
 #ifndef E2JOURNAL_EJ_INT_H
 #define E2JOURNAL_EJ_INT_H
@@ -33,7 +34,7 @@ static inline void ej_super_to_disk(struct ext2_super_block *sb)
 }
 
 /* ------------------------------------------------------------------ */
-/* report.c                                                            */
+/* finalmap.c: the final-version map, owned by the host              */
 
 /* The version of one fs block that replay must leave on disk. */
 struct ej_final_block {
@@ -42,12 +43,36 @@ struct ej_final_block {
 	unsigned int		escape;		/* restore the magic */
 };
 
+struct ej_final_slot;
+
+/* fs block -> its latest REPLAYED version; all zero when empty */
+struct ej_final_map {
+	struct ej_final_slot	*slots;
+	size_t			cap;		/* power of two, or 0 */
+	size_t			used;
+	unsigned int		bits;
+};
+
+/* no entry: what ej_final_map_note() says when nothing is superseded */
+#define EJ_FINAL_NONE	((size_t)-1)
+
+/*
+ * Note that @fsblock's latest REPLAYED version is journal block @jblock;
+ * @entry, anything but EJ_FINAL_NONE, is the caller's (report.c: its
+ * blocks[] index).  *older is the
+ * entry of the version this one supersedes, or EJ_FINAL_NONE.  0, or
+ * -ENOMEM with the map unchanged.
+ */
+int ej_final_map_note(struct ej_final_map *m, unsigned long long fsblock,
+		      unsigned long jblock, int escape, size_t entry,
+		      size_t *older);
 /*
  * Every fs block whose latest logged version is REPLAYED, sorted by fs
  * block.  *out is malloc'ed (NULL when *nr is 0).
  */
-errcode_t ej_report_final_blocks(const struct ej_report *r,
-				 struct ej_final_block **out, size_t *nr);
+errcode_t ej_final_map_blocks(const struct ej_final_map *m,
+			      struct ej_final_block **out, size_t *nr);
+void ej_final_map_free(struct ej_final_map *m);
 
 /* ------------------------------------------------------------------ */
 /* verdict.c: each logged block's final verdict, decided in one place  */
@@ -169,6 +194,8 @@ struct ej_host {
 	int			recover_err;	/* jbd2_journal_recover()'s */
 	char			*sb_buf;	/* j_blocksize bytes */
 	struct ej_report	report;
+	/* what the write phase writes (fsdev.c): journal.j_final */
+	struct ej_final_map	final;
 	/* the fast-commit area (fc_host.c) */
 	unsigned char		*fc_area;
 	unsigned long		fc_nr;		/* its blocks */

@@ -538,8 +538,8 @@ struct ej_report {
 	/* what the host knows: the journal superblock failed its checksum */
 	int			jsb_bad_csum;
 
-	/* replay bookkeeping: fs block -> index of its latest entry */
-	void			*map;
+	/* report.c's own: the overrides, sorted for its look-ups */
+	void			*priv;
 };
 
 /* Recovery's messages, one line a call. */

@@ -2,7 +2,7 @@
 /*
  * fsdev.c: the filesystem device recovery.c sees, and the write phase
  * its sync starts: each filesystem block replay decided to write, once,
- * with its final version (the report's map, report.c), in ascending
+ * with its final version (the host's map, finalmap.c), in ascending
  * order, in large runs, the versions read from the journal straight into
  * the write batch where they can be, an escaped magic number restored.
  * It decides nothing: under a journal superblock verdict.c does not
@@ -363,7 +363,7 @@ errcode_t ej_glue_write_replayed(struct ej_host *h)
 		g->dirty = 0;
 		return 0;
 	}
-	err = ej_report_final_blocks(h->journal.j_report, &f, &n);
+	err = ej_final_map_blocks(&h->final, &f, &n);
 	if (err)
 		return err;
 	if (n)

@@ -157,6 +157,7 @@ struct jbd2_host_ops {
 
 struct jbd2_revoke_table_s;
 struct ej_report;
+struct ej_final_map;
 
 /* Recovery passes, as include/linux/jbd2.h names them. */
 enum passtype { PASS_SCAN, PASS_REVOKE, PASS_REPLAY };
@@ -205,6 +206,8 @@ struct journal_s {
 	const struct jbd2_host_ops *j_host_ops;
 	void			*j_host;
 	struct ej_report	*j_report;
+	/* the host's final-version map (finalmap.c), or NULL */
+	struct ej_final_map	*j_final;
 };
 
 /* Feature tests. */

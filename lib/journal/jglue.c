@@ -10,8 +10,9 @@
  * bounded cache, so the three passes read each of them from disk once.
  *
  * Replay is deferred: the replay op only notes that something is pending.
- * The report (report.c) already knows, for each filesystem block, which
- * journal block holds its final version; syncing the filesystem device
+ * The host's final-version map (finalmap.c, filled by report.c's hook)
+ * already knows, for each filesystem block, which journal block holds its
+ * final version; syncing the filesystem device
  * (fsdev.c) writes each block once, in ascending order, in large runs.
  * Memory stays proportional to the number of logged blocks, never their
  * bytes.
@@ -641,7 +642,7 @@ static int host_block_ok(journal_t *journal, unsigned long long blocknr)
 	return ej_glue_block_ok(ej_host_of(journal), blocknr);
 }
 
-/* Deferred: the report's map says what to write when the fs is synced. */
+/* Deferred: the final-version map says what to write at the fs's sync. */
 static int host_replay(journal_t *journal, struct buffer_head *obh,
 		       unsigned long long blocknr, int escape)
 {

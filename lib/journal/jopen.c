@@ -182,6 +182,7 @@ errcode_t ej_journal_open(ext2_filsys fs, const struct ej_open_opts *opts,
 		goto fail;
 	h->report.policy = opts->policy;
 	j->j_report = &h->report;
+	j->j_final = &h->final;
 
 	if (opts->saved)
 		err = ej_jmap_saved(h, opts);
@@ -226,6 +227,7 @@ void ej_journal_close(journal_t *journal)
 	ej_glue_free(h);
 	ej_fc_host_free(h);
 	ej_report_free(&h->report);
+	ej_final_map_free(&h->final);
 	if (h->own_jio && h->jio)
 		io_channel_close(h->jio);
 	free(h->ext);

@@ -5,12 +5,14 @@
  *
  * recovery.c calls the jbd2_recovery_*() hooks below; they have each
  * block's final verdict decided (verdict.c), record every transaction,
- * revoke block and the verdict counts in journal->j_report, keep the
- * latest replayed version of each filesystem block in a hash map, and
- * hand replayed blocks to the host.  The entry of every logged block
- * (blocks[], 32 bytes each: the one thing that grows with the log rather
- * than with the distinct blocks) is kept only when the caller asks
- * (opts.keep_blocks); the map alone says what to write.  The same file
+ * revoke block and the verdict counts in journal->j_report, note the
+ * latest replayed version of each filesystem block in the host's
+ * final-version map (journal->j_final, finalmap.c), which says what it
+ * supersedes, and hand replayed blocks to the host.  The entry of every
+ * logged block (blocks[], 32 bytes each: the one thing that grows with
+ * the log rather than with the distinct blocks) is kept only when the
+ * caller asks (opts.keep_blocks); the host's map alone says what to
+ * write.  The same file
  * serves the io_channel host (jglue.c) and the in-memory one of the unit
  * tests, so it does no I/O of its own.  The caller's callbacks are
  * registered through ej_report_on_message(), ej_report_on_block() and
@@ -22,26 +24,11 @@
 
 #include "ej_int.h"
 
-#define EJ_NO_ENTRY	((size_t)-1)
-#define EJ_NOT_KEPT	((size_t)-2)	/* in use, but blocks[] is not kept */
+#define EJ_NOT_KEPT	((size_t)-2)	/* noted, but blocks[] is not kept */
 
-/* fs block -> its latest REPLAYED version (and its entry in r->blocks) */
-struct ej_map_slot {
-	unsigned long long	fsblock;
-	size_t			idx;		/* EJ_NO_ENTRY: empty slot */
-	__u32			jblock;		/* logical journal block */
-	__u32			escape;		/* restore the magic */
-};
-
-/* What hangs off ej_report.map. */
+/* What hangs off ej_report.priv: the caller's overrides, sorted. */
 struct ej_report_priv {
-	struct ej_map_slot	*slots;
-	size_t			cap;		/* power of two, or 0 */
-	size_t			used;
-	unsigned int		bits;
-
-	/* the caller's overrides, sorted for binary search */
-	struct ej_override	*ovr;
+	struct ej_override	*ovr;		/* sorted for binary search */
 	size_t			nr_ovr;
 	const struct ej_override *ovr_src;	/* what ovr was built from */
 	size_t			nr_ovr_src;
@@ -178,7 +165,6 @@ static void priv_free(struct ej_report_priv *p)
 {
 	if (!p)
 		return;
-	ej_big_free(p->slots);
 	free(p->ovr);
 	free(p);
 }
@@ -190,11 +176,11 @@ void ej_report_free(struct ej_report *r)
 	free(r->txns);
 	ej_big_free(r->blocks);
 	free(r->revokes);
-	priv_free(r->map);
+	priv_free(r->priv);
 	r->txns = NULL;
 	r->blocks = NULL;
 	r->revokes = NULL;
-	r->map = NULL;
+	r->priv = NULL;
 	r->nr_txns = r->max_txns = 0;
 	r->nr_blocks = r->max_blocks = 0;
 	r->nr_logged = 0;
@@ -204,9 +190,9 @@ void ej_report_free(struct ej_report *r)
 
 static struct ej_report_priv *priv_get(struct ej_report *r)
 {
-	if (!r->map)
-		r->map = calloc(1, sizeof(struct ej_report_priv));
-	return r->map;
+	if (!r->priv)
+		r->priv = calloc(1, sizeof(struct ej_report_priv));
+	return r->priv;
 }
 
 /*
@@ -260,113 +246,6 @@ static void reserve_blocks(struct ej_report *r)
 	if (n > 1024 && n > r->max_blocks)
 		resize_big((void **)&r->blocks, &r->max_blocks, r->nr_blocks,
 			   n, sizeof(*r->blocks));
-}
-
-/* ---------------------------------------------------------------- map */
-
-static size_t map_hash(const struct ej_report_priv *p,
-		       unsigned long long fsblock)
-{
-	/* Fibonacci hashing: neighbouring blocks spread over the table. */
-	return (size_t)((fsblock * 0x9e3779b97f4a7c15ULL) >> (64 - p->bits));
-}
-
-static struct ej_map_slot *map_slot(struct ej_report_priv *p,
-				    unsigned long long fsblock)
-{
-	size_t i, mask = p->cap - 1;
-
-	for (i = map_hash(p, fsblock);; i = (i + 1) & mask) {
-		struct ej_map_slot *s = &p->slots[i];
-
-		if (s->idx == EJ_NO_ENTRY || s->fsblock == fsblock)
-			return s;
-	}
-}
-
-/* Make room for one more key: the table stays at most half full. */
-static int map_reserve(struct ej_report_priv *p)
-{
-	struct ej_map_slot *old = p->slots;
-	size_t i, old_cap = p->cap;
-	unsigned int bits;
-	size_t cap;
-
-	if (p->cap && (p->used + 1) * 2 <= p->cap)
-		return 0;
-	bits = p->cap ? p->bits + 1 : 10;
-	if (bits >= sizeof(size_t) * 8 - 5)
-		return -ENOMEM;
-	cap = (size_t)1 << bits;
-	p->slots = ej_big_zalloc(cap * sizeof(*p->slots));
-	if (!p->slots) {
-		p->slots = old;
-		return -ENOMEM;
-	}
-	for (i = 0; i < cap; i++)
-		p->slots[i].idx = EJ_NO_ENTRY;
-	p->cap = cap;
-	p->bits = bits;
-	for (i = 0; i < old_cap; i++) {
-		if (old[i].idx != EJ_NO_ENTRY)
-			*map_slot(p, old[i].fsblock) = old[i];
-	}
-	ej_big_free(old);
-	return 0;
-}
-
-static int final_cmp(const void *a, const void *b)
-{
-	const struct ej_final_block *x = a, *y = b;
-
-	if (x->fsblock != y->fsblock)
-		return x->fsblock < y->fsblock ? -1 : 1;
-	return 0;
-}
-
-errcode_t ej_report_final_blocks(const struct ej_report *r,
-				 struct ej_final_block **out, size_t *nr)
-{
-	const struct ej_report_priv *p;
-	struct ej_final_block *f = NULL, *tmp;
-	size_t i, n = 0;
-
-	if (!r || !out || !nr)
-		return EJ_BAD_ARG;
-	*out = NULL;
-	*nr = 0;
-	p = r->map;
-	if (!p || !p->used)
-		return 0;
-	f = malloc(p->used * sizeof(*f));
-	if (!f)
-		return EJ_NO_MEMORY;
-	/* collect, then sort by radix: a few passes however many blocks */
-	for (i = 0; i < p->cap; i++) {
-		const struct ej_map_slot *s = &p->slots[i];
-
-		if (s->idx == EJ_NO_ENTRY)
-			continue;
-		f[n].fsblock = s->fsblock;
-		f[n].jblock = s->jblock;
-		f[n].escape = s->escape;
-		n++;
-	}
-	if (!n) {
-		free(f);
-		return 0;
-	}
-	tmp = malloc(n * sizeof(*f));
-	if (tmp)
-		ej_radix_sort(f, tmp, n, sizeof(*f),
-			      offsetof(struct ej_final_block, fsblock),
-			      sizeof(f->fsblock));
-	else
-		qsort(f, n, sizeof(*f), final_cmp);
-	free(tmp);
-	*out = f;
-	*nr = n;
-	return 0;
 }
 
 /* ---------------------------------------------------------- overrides */
@@ -461,10 +340,8 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 		.in_range	= jbd2_recovery_block_ok(journal, blocknr),
 	};
 	struct ej_verdict_out out;
-	struct ej_report_priv *p;
-	struct ej_map_slot *s;
 	struct ej_block_entry *e;
-	size_t idx;
+	size_t idx, older;
 	int err;
 
 	if (r) {
@@ -484,12 +361,6 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 	}
 	r->corrupt |= out.corrupt;
 
-	p = NULL;
-	if (verdict == JBD2_BLOCK_REPLAYED) {
-		p = priv_get(r);
-		if (!p || map_reserve(p))
-			return -ENOMEM;
-	}
 	idx = EJ_NOT_KEPT;
 	if (r->opts.keep_blocks) {
 		if (!r->max_blocks)
@@ -514,23 +385,22 @@ int jbd2_recovery_block(journal_t *journal, struct buffer_head *obh,
 		return 0;
 
 	/*
-	 * The map holds REPLAYED entries only, so the older entry is marked
+	 * The map holds REPLAYED versions only, so the older entry is marked
 	 * without being read first: on a long log that read was a cache
-	 * miss per block.
+	 * miss per block.  A host without a map supersedes nothing.
 	 */
-	s = map_slot(p, blocknr);
-	if (s->idx == EJ_NO_ENTRY) {
-		p->used++;
-	} else {
-		if (s->idx < r->nr_blocks)
-			r->blocks[s->idx].verdict = JBD2_BLOCK_SUPERSEDED;
-		r->counts[JBD2_BLOCK_REPLAYED]--;
-		r->counts[JBD2_BLOCK_SUPERSEDED]++;
+	if (journal->j_final) {
+		if (ej_final_map_note(journal->j_final, blocknr, jblock,
+				      escape, idx, &older))
+			return -ENOMEM;
+		if (older != EJ_FINAL_NONE) {
+			if (older < r->nr_blocks)
+				r->blocks[older].verdict =
+					JBD2_BLOCK_SUPERSEDED;
+			r->counts[JBD2_BLOCK_REPLAYED]--;
+			r->counts[JBD2_BLOCK_SUPERSEDED]++;
+		}
 	}
-	s->fsblock = blocknr;
-	s->idx = idx;
-	s->jblock = (__u32)jblock;
-	s->escape = escape;
 
 	err = host_replay(journal, obh, blocknr, escape);
 	return err > 0 ? -err : err;

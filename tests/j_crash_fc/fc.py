@@ -55,40 +55,14 @@ import struct
 import subprocess
 import sys
 
-T = os.environ["T"]
-TOP = os.environ.get("top_srcdir", os.path.join(T, "..", ".."))
-sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
-sys.path.insert(0, os.path.join(TOP, "tests", "crash"))
+sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", os.path.join(
+    os.environ["T"], "..", "..")), "tests", "lib"))
+from fctest import T, EJ, REF, OURS, DEBUGFS, ENV, run, unxz  # noqa: E402
+import fctest  # noqa: E402
 import jfmt  # noqa: E402
 import crashgen  # noqa: E402
 
-REF = os.environ.get("E2FSCK_REF", "/sbin/e2fsck")
-OURS = os.environ.get("E2FSCK", os.path.join(
-    os.environ.get("top_builddir", TOP), "e2fsck", "e2fsck"))
-DEBUGFS = os.environ.get("DEBUGFS", "debugfs")
-ENV = dict(os.environ, LC_ALL="C", E2FSCK_CONFIG="/dev/null",
-           E2FSPROGS_SKIP_PROGRESS="yes")
-fails = 0
-
-
-def result(ok, what, why=""):
-    global fails
-    if not ok:
-        fails += 1
-    print("RESULT %s j_crash_fc: %s%s" % ("PASS" if ok else "FAIL", what,
-                                         (": " + why) if why and not ok
-                                         else ""))
-
-
-def unxz(src, dst):
-    with open(dst, "wb") as f:
-        subprocess.run(["xz", "-dc", src], stdout=f, check=True)
-
-
-def run(argv):
-    p = subprocess.run(argv, env=ENV, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
+result = fctest.Results("j_crash_fc")
 
 
 def stat(img, ino):
@@ -138,9 +112,7 @@ def main():
     # one more 56-byte entry
     full = "full.img"
     subprocess.run(["cp", "--sparse=always", img, full], check=True)
-    run([os.environ.get("E2JOURNAL", os.path.join(
-        os.environ.get("top_builddir", TOP), "misc", "e2journal")),
-        "replay", "-p", "stop", full])
+    run([EJ, "replay", "-p", "stop", full])
     size, count, nblk = stat(full, 13)
     rc, out = run([DEBUGFS, "-R", "ls <13>", full])
     names = len(re.findall(r"n\d{6}-x+", out))
@@ -216,17 +188,15 @@ def main():
     ours_lib(img, creates)
     open_unlinked()
     split_leaf()
-    return 1 if fails else 0
+    return 1 if result.fails else 0
 
 
 def ours_lib(img, creates):
     """6. e2journal's own fast-commit replay (issue 33): every name in
     directory 13, grown as needed, its i_blocks from its map, and stock
     e2fsck then has nothing to do but release the orphans."""
-    ej = os.environ.get("E2JOURNAL", os.path.join(
-        os.environ.get("top_builddir", TOP), "misc", "e2journal"))
     subprocess.run(["cp", "--sparse=always", img, "lib.img"], check=True)
-    rc, out = run([ej, "replay", "lib.img"])
+    rc, out = run([EJ, "replay", "lib.img"])
     result(rc == 0, "e2journal replay (replay-all) replays the fast commits",
            "exit %d\n%s" % (rc, out))
     size, count, nblk = stat("lib.img", 13)
@@ -311,8 +281,6 @@ def open_unlinked():
 
 def split_leaf():
     """7. the leaves libext2fs splits for ours hold no heap bytes."""
-    ej = os.environ.get("E2JOURNAL", os.path.join(
-        os.environ.get("top_builddir", TOP), "misc", "e2journal"))
     img = "fcdir-host-4.img"
     unxz(os.path.join(T, img + ".xz"), img)
     outs = []
@@ -321,7 +289,7 @@ def split_leaf():
         o = "split-%s-%s.img" % (pol, perturb)
         subprocess.run(["cp", "--sparse=always", img, o], check=True)
         env = dict(ENV, MALLOC_PERTURB_=perturb)
-        p = subprocess.run([ej, "replay", "-p", pol, o], env=env,
+        p = subprocess.run([EJ, "replay", "-p", pol, o], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         outs.append((o, p.returncode))
     full = stat(outs[0][0], 12)[0] // 4096

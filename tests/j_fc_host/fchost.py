@@ -24,47 +24,24 @@ Under `stop` the fast commits stay e2fsprogs' (exit 4, fast commits
 pending), as before.
 """
 
+import functools
 import glob
 import os
 import re
 import shutil
-import subprocess
 import sys
 
-T = os.environ["T"]
-TOP = os.environ.get("top_srcdir", os.path.join(T, "..", ".."))
-BUILD = os.environ.get("top_builddir", TOP)
-sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
-sys.path.insert(0, os.path.join(TOP, "tests", "crash"))
+sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", os.path.join(
+    os.environ["T"], "..", "..")), "tests", "lib"))
+from fctest import T, EJ, REF, DEBUGFS, unxz  # noqa: E402
+import fctest  # noqa: E402
 import fccompare  # noqa: E402  (shared with crashcheck.py)
 
-EJ = os.path.join(BUILD, "misc", "e2journal")
-REF = os.environ.get("E2FSCK_REF", "/sbin/e2fsck")
-DEBUGFS = os.environ.get("DEBUGFS", "debugfs")
 # fixed times: replay-all and refuse are compared byte for byte
-ENV = dict(os.environ, LC_ALL="C", E2FSCK_CONFIG="/dev/null",
-           E2FSPROGS_SKIP_PROGRESS="yes", E2FSPROGS_FAKE_TIME="1700000000")
-fails = 0
+ENV = fctest.environ(E2FSPROGS_FAKE_TIME="1700000000")
+run = functools.partial(fctest.run, env=ENV)
+result = fctest.Results()
 BS = [4096]
-
-
-def result(ok, what, why=""):
-    global fails
-    if not ok:
-        fails += 1
-    print("RESULT %s %s%s" % ("PASS" if ok else "FAIL", what,
-                              (": " + why) if why and not ok else ""))
-
-
-def run(argv):
-    p = subprocess.run(argv, env=ENV, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
-
-
-def unxz(src, dst):
-    with open(dst, "wb") as f:
-        subprocess.check_call(["xz", "-dc", src], stdout=f)
 
 
 def fc_records(img):
@@ -183,7 +160,7 @@ def main():
         if img.endswith(".linux.img.xz"):
             continue
         one(img[:-len(".img.xz")])
-    return 1 if fails else 0
+    return 1 if result.fails else 0
 
 
 sys.exit(main())

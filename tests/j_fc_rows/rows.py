@@ -13,83 +13,21 @@ and that stock e2fsck -fn finds the result clean where the row replays.
 import os
 import shutil
 import struct
-import subprocess
 import sys
 
-T = os.environ["T"]
-TOP = os.environ.get("top_srcdir", os.path.join(T, "..", ".."))
-BUILD = os.environ.get("top_builddir", TOP)
-sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
+sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", os.path.join(
+    os.environ["T"], "..", "..")), "tests", "lib"))
+from fctest import T, EJ, DEBUGFS, ENV, DIR, FILE, Area, run  # noqa: E402
+import fctest  # noqa: E402
 import jfmt  # noqa: E402
 
-EJ = os.path.join(BUILD, "misc", "e2journal")
-OURS = os.environ.get("E2FSCK", os.path.join(BUILD, "e2fsck", "e2fsck"))
-REF = os.environ.get("E2FSCK_REF", "/sbin/e2fsck")
-DEBUGFS = os.environ.get("DEBUGFS", "debugfs")
-ENV = dict(os.environ, LC_ALL="C", E2FSCK_CONFIG="/dev/null",
-           E2FSPROGS_SKIP_PROGRESS="yes")
-fails = 0
-DIR = 12        # /d
-FILE = 13       # /d/base0, one block
 G = {}
-
-
-def result(ok, what, why=""):
-    global fails
-    if not ok:
-        fails += 1
-    print("RESULT %s j_fc_rows: %s%s" % ("PASS" if ok else "FAIL", what,
-                                        (": " + why) if why and not ok
-                                        else ""))
-
-
-def run(argv):
-    p = subprocess.run(argv, env=ENV, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
-
-
-class Area:
-    """A fast-commit area written as ext4 writes one."""
-
-    def __init__(self, bs):
-        self.bs = bs
-        self.buf = bytearray()
-        self.crc = 0
-
-    def rec(self, tag, val):
-        if self.bs - len(self.buf) % self.bs < 4:
-            self.buf += bytes(self.bs - len(self.buf) % self.bs)
-        if len(self.buf) % self.bs + 4 + len(val) > self.bs:
-            left = self.bs - len(self.buf) % self.bs - 4
-            pad = struct.pack("<HH", 7, left) + bytes(left)
-            self.crc = jfmt.crc32c(self.crc, pad)
-            self.buf += pad
-        r = struct.pack("<HH", tag, len(val)) + val
-        self.crc = jfmt.crc32c(self.crc, r)
-        self.buf += r
-
-    def head(self, tid, features=0):
-        self.rec(9, struct.pack("<II", features, tid))
-
-    def dentry(self, tag, parent, ino, name):
-        self.rec(tag, struct.pack("<II", parent, ino) + name.encode())
-
-    def tail(self, tid, spoil=0):
-        if len(self.buf) % self.bs + 12 > self.bs:
-            self.rec(7, bytes(self.bs - len(self.buf) % self.bs - 4))
-        ln = self.bs - len(self.buf) % self.bs - 4
-        t = struct.pack("<HHI", 8, ln, tid)
-        crc = jfmt.crc32c(self.crc, t)
-        self.buf += t + struct.pack("<I", (crc + spoil) & 0xFFFFFFFF)
-        self.buf += bytes(ln - 8)
-        self.crc = 0
+result = fctest.Results("j_fc_rows")
 
 
 def setup():
-    subprocess.run(["sh", "-c", "xz -dc %s > base.img" %
-                    os.path.join(T, "..", "j_fc_host", "plain-1.img.xz")],
-                   check=True)
+    fctest.unxz(os.path.join(T, "..", "j_fc_host", "plain-1.img.xz"),
+                "base.img")
     run([DEBUGFS, "-c", "-R", "dump <8> jnl.bin", "base.img"])
     d = open("jnl.bin", "rb").read()
     bs, maxlen = struct.unpack(">II", d[12:20])
@@ -120,11 +58,6 @@ def image(area, name):
             f.write(data[i * G["bs"]:(i + 1) * G["bs"]])
 
 
-def names(img):
-    rc, out = run([DEBUGFS, "-R", "ls <%d>" % DIR, img])
-    return out
-
-
 def case(what, build, rc_all, rc_refuse, present, absent, clean=True):
     a = Area(G["bs"])
     build(a, G["tid"])
@@ -133,30 +66,14 @@ def case(what, build, rc_all, rc_refuse, present, absent, clean=True):
     for pol, want in (("replay-all", rc_all), ("refuse", rc_refuse)):
         img = pol + ".img"
         shutil.copy("crafted.img", img)
-        rc, out = run([EJ, "replay", "-p", pol, img])
-        result(rc == want, "%s: %s exits %d" % (what, pol, want),
-               "exit %d\n%s" % (rc, out))
-        if rc == 4:
-            result(open(img, "rb").read() == orig,
-                   "%s: %s writes nothing" % (what, pol))
+        if not fctest.replay(result, what, pol, img, want, orig):
             continue
-        ls = names(img)
-        for n in present:
-            result(n in ls, "%s: %s replays %s" % (what, pol, n), ls)
-        for n in absent:
-            result(n not in ls, "%s: %s leaves out %s" % (what, pol, n),
-                   ls)
+        fctest.check_names(result, "%s: %s" % (what, pol),
+                           fctest.names(img, DIR), present, absent)
         if clean:
-            # -y: a flagged replay leaves the journal's errno, which -n
-            # cannot clear; the summary counts as the full commits left
-            # them are recounted as after any replay
-            rc, out = run([REF, "-fy", img])
-            ok = ("Pass ", "e2fsck ", img + ":", "Fix? yes",
-                  "Free blocks count wrong (", "Free inodes count wrong (")
-            extra = [ln for ln in out.splitlines()
-                     if ln.strip() and not ln.startswith(ok)]
-            result(rc in (0, 1) and not extra,
-                   "%s: %s: e2fsck finds nothing wrong" % (what, pol), out)
+            ok, out = fctest.stock_clean(img)
+            result(ok, "%s: %s: e2fsck finds nothing wrong" % (what, pol),
+                   out)
 
 
 def link(a, name, ino=FILE, parent=DIR, tag=4):
@@ -306,7 +223,7 @@ def main():
            out)
     # our e2fsck says what the replay skipped, and checks in full
     shutil.copy("crafted.img", "e2fsck.img")
-    rc, out = run([OURS, "-y", "e2fsck.img"])
+    rc, out = run([fctest.OURS, "-y", "e2fsck.img"])
     result("a fast commit failed its checks" in out and
            "check forced" in out,
            "row 9: our e2fsck says so and checks in full", out)
@@ -350,7 +267,7 @@ def main():
     result("Size: 4096" not in out,
            "row 11: directory %d grew past one block" % DIR, out)
     links_cases()
-    return 1 if fails else 0
+    return 1 if result.fails else 0
 
 
 def stat(img, ino):
@@ -459,4 +376,5 @@ def links_cases():
            new)
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -29,42 +29,17 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
-T = os.environ["T"]
-TOP = os.environ.get("top_srcdir", os.path.join(T, "..", ".."))
-BUILD = os.environ.get("top_builddir", TOP)
-sys.path.insert(0, os.path.join(TOP, "tests", "gen"))
+sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", os.path.join(
+    os.environ["T"], "..", "..")), "tests", "lib"))
+from fctest import EJ, OURS, REF, MKE2FS, DEBUGFS, DIR, FILE  # noqa: E402
+from fctest import run, stock_clean  # noqa: E402
+import fctest  # noqa: E402
 import jfmt  # noqa: E402
 
-EJ = os.environ.get("E2JOURNAL", os.path.join(BUILD, "misc", "e2journal"))
-OURS = os.environ.get("E2FSCK", os.path.join(BUILD, "e2fsck", "e2fsck"))
-REF = os.environ.get("E2FSCK_REF", "/sbin/e2fsck")
-MKE2FS = os.environ.get("MKE2FS", "mke2fs")
-DEBUGFS = os.environ.get("DEBUGFS", "debugfs")
-ENV = dict(os.environ, LC_ALL="C", E2FSCK_CONFIG="/dev/null",
-           E2FSPROGS_SKIP_PROGRESS="yes")
-DIR = 12        # /d
-FILE = 13       # /d/base0, one block
 G = {}
-fails = 0
-
-
-def result(ok, what, why=""):
-    global fails
-    if not ok:
-        fails += 1
-    print("RESULT %s j_fc_write: %s%s" % ("PASS" if ok else "FAIL", what,
-                                         (": " + why) if why and not ok
-                                         else ""))
-    sys.stdout.flush()
-
-
-def run(argv):
-    p = subprocess.run(argv, env=ENV, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    return p.returncode, p.stdout.decode("utf-8", "replace")
+result = fctest.Results("j_fc_write")
 
 
 def block(img, n):
@@ -125,18 +100,7 @@ def where(out):
 
 
 def names(img):
-    rc, out = run([DEBUGFS, "-R", "ls <%d>" % DIR, img])
-    return out
-
-
-def stock_clean(img):
-    """stock e2fsck -fy: nothing but summary counts recounted."""
-    rc, out = run([REF, "-fy", img])
-    ok = ("Pass ", "e2fsck ", img + ":", "Fix? yes",
-          "Free blocks count wrong (", "Free inodes count wrong (")
-    extra = [ln for ln in out.splitlines()
-             if ln.strip() and not ln.startswith(ok)]
-    return rc in (0, 1) and not extra, out
+    return fctest.names(img, DIR)
 
 
 def judge(what, img, rc_all, rc_refuse, present, absent, clean=True):
@@ -155,21 +119,12 @@ def judge(what, img, rc_all, rc_refuse, present, absent, clean=True):
                 if want else ""), "exit %d\n%s" % (rc, out))
         cp = "%s.%s" % (img, pol)
         shutil.copy(img, cp)
-        rc, out = run([EJ, "replay", "-p", pol, cp])
-        result(rc == want, "%s: %s exits %d" % (what, pol, want),
-               "exit %d\n%s" % (rc, out))
-        if rc == 4:
-            result(open(cp, "rb").read() == orig,
-                   "%s: %s writes nothing" % (what, pol))
+        if not fctest.replay(result, what, pol, cp, want, orig):
             continue
         result(block(cp, G["full"]) == b"\x11" * G["bs"],
                "%s: %s replays the full commit" % (what, pol))
-        ls = names(cp)
-        for n in present:
-            result(n in ls, "%s: %s replays %s" % (what, pol, n), ls)
-        for n in absent:
-            result(n not in ls, "%s: %s leaves out %s" % (what, pol, n),
-                   ls)
+        fctest.check_names(result, "%s: %s" % (what, pol), names(cp),
+                           present, absent)
         if clean:
             ok, out = stock_clean(cp)
             result(ok, "%s: %s: e2fsck finds nothing wrong" % (what, pol),
@@ -593,7 +548,7 @@ def main():
     # the same round trip on 1 KiB blocks and no journal checksums
     setup(1024, "^metadata_csum,^64bit,fast_commit")
     round_trip()
-    return 1 if fails else 0
+    return 1 if result.fails else 0
 
 
 sys.exit(main())

@@ -304,6 +304,7 @@ int memhost_load(struct memhost *h, int policy)
 	h->report.policy = policy;
 	h->report.opts.keep_blocks = 1;	/* the tests read every entry */
 	j->j_report = &h->report;
+	j->j_final = &h->final;
 	return 0;
 }
 
@@ -317,6 +318,7 @@ void memhost_unload(struct memhost *h)
 		jbd2_journal_destroy_revoke(j);
 	if (j->j_report)
 		ej_report_free(j->j_report);
+	ej_final_map_free(&h->final);
 	brelse(j->j_sb_buffer);
 	free(j);
 	h->journal = NULL;

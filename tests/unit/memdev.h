@@ -12,7 +12,7 @@
 #ifndef E2JOURNAL_TESTS_MEMDEV_H
 #define E2JOURNAL_TESTS_MEMDEV_H
 
-#include "ej_lib.h"
+#include "ej_int.h"
 #include "test/ej_test.h"
 
 #define MEMDEV_MAX_FAIL		16
@@ -55,6 +55,7 @@ struct memhost {
 	unsigned long		*writes;	/* per fs block */
 
 	struct ej_report	report;
+	struct ej_final_map	final;		/* journal->j_final */
 	journal_t		*journal;
 };
 
