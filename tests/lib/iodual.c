@@ -92,17 +92,17 @@ static int is_dev(const char *path)
 	return stat(path, &st) == 0 && S_ISBLK(st.st_mode);
 }
 
-static int write_all(int fd, const char *p, size_t len)
+/* Write @len bytes at @off of @fd, however many calls it takes. */
+static int pwrite_all(int fd, const char *p, size_t len, off_t off)
 {
-	while (len) {
-		ssize_t n = write(fd, p, len);
+	ssize_t n;
 
+	for (; len; p += n, len -= n, off += n) {
+		n = pwrite(fd, p, len, off);
 		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+			n = 0;
+		else if (n <= 0)
 			return -1;
-		p += n;
-		len -= n;
 	}
 	return 0;
 }
@@ -131,11 +131,9 @@ static int copy_range(int in, int out, off_t from, off_t to, char *buf,
 		while (at < (size_t)n) {
 			size_t piece = n - at > 4096 ? 4096 : n - at;
 
-			if (!sparse || !all_zero(buf + at, piece)) {
-				if (lseek(out, from + at, SEEK_SET) < 0 ||
-				    write_all(out, buf + at, piece))
-					return -1;
-			}
+			if ((!sparse || !all_zero(buf + at, piece)) &&
+			    pwrite_all(out, buf + at, piece, from + at))
+				return -1;
 			at += piece;
 		}
 		from += n;
@@ -357,18 +355,20 @@ static int run(const char *prog, char **argv, const char *in,
 	return WEXITSTATUS(status);
 }
 
-static void cat(const char *path, int fd)
+/* Pass file @path on to @to (our stdout or stderr). */
+static void cat(const char *path, FILE *to)
 {
-	int in = open(path, O_RDONLY);
+	FILE *in = fopen(path, "rb");
 	char buf[65536];
-	ssize_t n;
+	size_t n;
 
-	if (in < 0)
+	if (!in)
 		return;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write_all(fd, buf, n))
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, to) != n)
 			break;
-	close(in);
+	fclose(in);
+	fflush(to);
 }
 
 static int joined_out(void)
@@ -467,6 +467,7 @@ static int save_stdin(char *in)
 	int fd;
 	char buf[65536];
 	ssize_t n;
+	off_t at = 0;
 
 	if (isatty(0)) {
 		strcpy(in, "/dev/null");
@@ -476,9 +477,11 @@ static int save_stdin(char *in)
 	fd = open(in, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		return -1;
-	while ((n = read(0, buf, sizeof(buf))) > 0)
-		if (write_all(fd, buf, n))
+	while ((n = read(0, buf, sizeof(buf))) > 0) {
+		if (pwrite_all(fd, buf, n, at))
 			break;
+		at += n;
+	}
 	return close(fd);
 }
 
@@ -568,9 +571,9 @@ int main(int argc, char **argv)
 	rc_plain = run(prog, args, in, op, joined ? NULL : ep, 1);
 	swap_back();
 	rc = run(prog, args, in, of, joined ? NULL : ef, 0);
-	cat(of, 1);
+	cat(of, stdout);
 	if (!joined)
-		cat(ef, 2);
+		cat(ef, stderr);
 
 	compare_files();
 	if (rc != rc_plain) {
