@@ -46,7 +46,17 @@ bench/results/testing-runs.md ("Fast commits on the crash corpus"):
     replays with different heap contents (MALLOC_PERTURB_) write the
     same image, and no byte of the heap reaches the disk; e2fsprogs'
     own replay (stop's) still writes heap bytes there, and only those
-    leaves pass crashcheck.py's leaf_slack_only().
+    leaves pass crashcheck.py's leaf_slack_only();
+ 8. fc-xattr-7.img.xz (check-crash's "fc" seed 7 of a CI run, Linux
+    6.1, fc-xattr-7.json): the fast commits unlink inode 17's last name,
+    then log the inode with no link and its xattr block (2599), which the
+    full commits leave it with: the file unlinked while open.  Our UNLINK
+    deletes the file and releases the xattr block (its count to 0); the
+    INODE record brings the inode back onto the orphan list with that
+    block, so the replay takes the block's reference again (take_acl()
+    in fc_replay.c).  Without that, e2fsck's release of the orphan left
+    block 2599 marked in use and owned by nothing ("Block bitmap
+    differences: -2599").
 """
 
 import os
@@ -188,6 +198,7 @@ def main():
     ours_lib(img, creates)
     open_unlinked()
     split_leaf()
+    unlinked_xattr()
     return 1 if result.fails else 0
 
 
@@ -332,6 +343,46 @@ def split_leaf():
     y[20] ^= 1
     result(not crashcheck.leaf_slack_only(bytes(x), bytes(y), True),
            "leaf_slack_only() fails a leaf whose entries differ")
+
+
+
+def unlinked_xattr():
+    """8. the file unlinked while open keeps its xattr block's reference."""
+    img = "fc-xattr-7.img"
+    unxz(os.path.join(T, "fc-xattr-7.img.xz"), img)
+    # a good image: the full commits leave 2599 inode 17's xattr block,
+    # and the fast commits unlink it and log it with no link
+    subprocess.run(["cp", "--sparse=always", img, "x-stop.img"], check=True)
+    rc, _ = run([EJ, "replay", "--policy", "stop", "x-stop.img"])
+    rc, out = run([DEBUGFS, "-R", "stat <17>", "x-stop.img"])
+    result("File ACL: 2599" in out and re.search(r"Links: 1\b", out),
+           "fc-xattr-7: the full commits leave inode 17 one link and "
+           "xattr block 2599", out)
+    rc, out = run([EJ, "dump", img])
+    result(re.search(r"unlink .*ino 17 ", out) and
+           re.search(r"inode +ino 17 mode \S+ links 0", out),
+           "fc-xattr-7: the fast commits unlink inode 17 and log it with "
+           "no link", out)
+    subprocess.run(["cp", "--sparse=always", img, "x.img"], check=True)
+    rc, out = run([EJ, "replay", "x.img"])
+    result(rc == 0, "fc-xattr-7: e2journal replay (replay-all)",
+           "exit %d\n%s" % (rc, out))
+    rc, out = run([DEBUGFS, "-R", "stat <17>", "x.img"])
+    result("File ACL: 2599" in out and re.search(r"Links: 0\b", out),
+           "fc-xattr-7: ours leaves inode 17 with no link and its xattr "
+           "block", out)
+    rc, out = run([REF, "-fy", "x.img"])
+    extra = [ln for ln in out.splitlines() if ln.strip() and
+             not ln.startswith(("Pass ", "e2fsck ", "Clearing orphaned",
+                                "x.img:"))]
+    result(rc in (0, 1) and not extra and "Clearing orphaned inode 17" in out,
+           "fc-xattr-7: after ours, e2fsck -fy only releases the orphan "
+           "(its xattr block with it)", "exit %d\n%s" % (rc, out))
+    rc, out = run([DEBUGFS, "-R", "testb 2599", "x.img"])
+    result("not in use" in out,
+           "fc-xattr-7: block 2599 is free once the orphan is released", out)
+    rc, out = run([REF, "-fn", "x.img"])
+    result(rc == 0, "fc-xattr-7: then e2fsck -fn finds it clean", out)
 
 
 if __name__ == "__main__":
