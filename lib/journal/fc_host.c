@@ -108,6 +108,8 @@ errcode_t ej_fc_host_finish(struct ej_host *h)
 			   h->fs->io->manager, &fs);
 	if (err)
 		return err;
+	/* the caller's clock (e2fsck's E2FSCK_TIME): a deleted inode's dtime */
+	fs->now = h->fs->now;
 	if (h->journal.j_replay_policy == JBD2_POLICY_REFUSE) {
 		int would;
 

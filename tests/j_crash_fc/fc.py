@@ -56,7 +56,13 @@ bench/results/testing-runs.md ("Fast commits on the crash corpus"):
     block, so the replay takes the block's reference again (take_acl()
     in fc_replay.c).  Without that, e2fsck's release of the orphan left
     block 2599 marked in use and owned by nothing ("Block bitmap
-    differences: -2599").
+    differences: -2599");
+ 9. fc-clock-9.img.xz (check-crash's "fc" seed 9 of a CI run, Linux 6.1,
+    fc-clock-9.json): the fast commits unlink inode 62's last name, and
+    our replay deletes it.  Its dtime is the run's clock, E2FSCK_TIME
+    when set, as every other time e2fsck writes: the replay's own
+    filesystem takes the caller's clock (fc_host.c).  Before, it was
+    the wall clock, and two runs a second apart differed there.
 """
 
 import os
@@ -199,6 +205,7 @@ def main():
     open_unlinked()
     split_leaf()
     unlinked_xattr()
+    clock_dtime()
     return 1 if result.fails else 0
 
 
@@ -383,6 +390,25 @@ def unlinked_xattr():
            "fc-xattr-7: block 2599 is free once the orphan is released", out)
     rc, out = run([REF, "-fn", "x.img"])
     result(rc == 0, "fc-xattr-7: then e2fsck -fn finds it clean", out)
+
+
+
+def clock_dtime():
+    """9. a file the replay deletes gets the run's clock as its dtime."""
+    img = "fc-clock-9.img"
+    unxz(os.path.join(T, "fc-clock-9.img.xz"), img)
+    rc, out = run([EJ, "dump", img])
+    result(re.search(r"unlink .*ino 62 .*to replay", out),
+           "fc-clock-9: the fast commits unlink inode 62", out)
+    env = dict(ENV, E2FSCK_TIME="1700000000")
+    rc, out = run([OURS, "-y", "-E", "journal_only", img], env=env)
+    result(rc in (0, 1), "fc-clock-9: our e2fsck -y -E journal_only",
+           "exit %d\n%s" % (rc, out))
+    rc, out = run([DEBUGFS, "-R", "stat <62>", img])
+    result(re.search(r"Links: 0\b", out) and
+           re.search(r"dtime: 0x6553f100\b", out),
+           "fc-clock-9: inode 62 deleted, its dtime E2FSCK_TIME "
+           "(1700000000)", out)
 
 
 if __name__ == "__main__":
