@@ -286,23 +286,21 @@ static int kept_map_ok(ext2_filsys fs, struct ext2_inode *disk,
  * never one too low, and a rerun finds the inode live and takes nothing.
  * A block that is no xattr block is left as it is.
  */
-static errcode_t take_acl(struct ej_fcr *x, ext2_ino_t ino,
-			  struct ext2_inode *disk, struct ext2_inode *fc)
+static void take_acl(struct ej_fcr *x, ext2_ino_t ino,
+		     struct ext2_inode *disk, struct ext2_inode *fc)
 {
 	ext2_filsys fs = x->fs;
 	blk64_t acl = ext2fs_file_acl_block(fs, fc);
 	__u32 count;
 
 	if (!acl || !fc->i_mode)
-		return 0;
+		return;
 	if (disk->i_mode && ej_fc_inode_used(fs, disk) &&
 	    ext2fs_test_inode_bitmap2(fs->inode_map, ino) &&
 	    ext2fs_file_acl_block(fs, disk) == acl)
-		return 0;
-	if (ext2fs_adjust_ea_refcount3(fs, acl, NULL, 1, &count, ino))
-		return 0;
-	ej_fc_mark_block(fs, acl, 1);
-	return 0;
+		return;
+	if (!ext2fs_adjust_ea_refcount3(fs, acl, NULL, 1, &count, ino))
+		ej_fc_mark_block(fs, acl, 1);
 }
 
 static errcode_t do_inode(struct ej_fcr *x, const unsigned char *v,
@@ -342,11 +340,9 @@ static errcode_t do_inode(struct ej_fcr *x, const unsigned char *v,
 		err = EXT2_ET_INODE_CORRUPTED;	/* skipped and flagged */
 		goto out;
 	}
-	err = take_acl(x, ino, (struct ext2_inode *)disk,
-		       (struct ext2_inode *)fc);
-	if (!err)
-		err = before_inode(x, ino, (struct ext2_inode *)disk,
-				   (struct ext2_inode *)fc);
+	take_acl(x, ino, (struct ext2_inode *)disk, (struct ext2_inode *)fc);
+	err = before_inode(x, ino, (struct ext2_inode *)disk,
+			   (struct ext2_inode *)fc);
 	if (err)
 		goto out;
 	memcpy(disk, fc, ib);

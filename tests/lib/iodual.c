@@ -292,7 +292,7 @@ static int compare_range(int a, int b, off_t from, off_t to, char *ba,
 static int same(const char *x, const char *y, int strict)
 {
 	int a = open(x, O_RDONLY), b = open(y, O_RDONLY), ret = 0;
-	off_t size, pos = 0, e;
+	off_t size, pos = 0, e, eb;
 	char *ba = malloc(CHUNK), *bb = malloc(CHUNK);
 
 	if (a < 0 || b < 0 || !ba || !bb)
@@ -308,8 +308,9 @@ static int same(const char *x, const char *y, int strict)
 		if (pos >= size)
 			break;
 		e = region_end(a, pos, size);
-		if (region_end(b, pos, size) < e)
-			e = region_end(b, pos, size);
+		eb = region_end(b, pos, size);
+		if (eb < e)
+			e = eb;
 		if (e <= pos)
 			e = size;
 		if (compare_range(a, b, pos, e, ba, bb, strict))
